@@ -1,0 +1,276 @@
+"""Validate PerspectiveBench JSONL files line by line, before anything touches the database.
+
+Every problem names file, line and field. Errors make a line invalid; warnings (labels `None`,
+one concept with two summaries, repeated identical lines) are reported and the line is kept.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from construction.perspectivebench.models import BenchQuestion, PathEntry, RawLine
+from construction.perspectivebench.paths import (
+    IDENT,
+    MISSING_LABEL,
+    PathSyntaxError,
+    base_key,
+    parse_path,
+)
+from construction.perspectivebench.report import Problem
+
+DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024  # the largest published line is ~40 kB
+_PATH_NAME = "path_"
+
+
+@dataclass
+class LineRef:
+    file: str
+    line: int
+    text: str = ""
+
+
+@dataclass
+class ValidationResult:
+    questions: list[tuple[LineRef, BenchQuestion]] = field(default_factory=list)
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    rejected: list[tuple[LineRef, list[Problem]]] = field(default_factory=list)
+    lines_read: int = 0
+    blank_lines: int = 0
+    duplicates: int = 0
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "-"
+
+
+class _LineChecker:
+    """Checks one decoded line; collects errors and warnings with this line's location."""
+
+    def __init__(self, file: str, line: int) -> None:
+        self.file, self.line = file, line
+        self.errors: list[Problem] = []
+        self.warnings: list[Problem] = []
+
+    def error(self, fld: str, message: str) -> None:
+        self.errors.append(Problem(file=self.file, line=self.line, field=fld, message=message))
+
+    def warn(self, fld: str, message: str) -> None:
+        self.warnings.append(Problem(file=self.file, line=self.line, field=fld, message=message))
+
+    def check(self, text: str) -> BenchQuestion | None:
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            self.error("-", f"broken JSON: {exc.msg} (column {exc.colno})")
+            return None
+        if not isinstance(obj, dict):
+            self.error("-", f"expected a JSON object, got {type(obj).__name__}")
+            return None
+        try:
+            raw = RawLine.model_validate(obj)
+        except ValidationError as exc:
+            for err in exc.errors():
+                msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+                if err["type"] == "missing":
+                    msg = "missing required field"
+                self.error(_loc(err["loc"]), f"{msg} (got {_short(err.get('input'))})"
+                           if err["type"] not in ("missing", "extra_forbidden") else msg)
+            return None
+        return self._semantics(raw, obj["full_content_pool"])
+
+    def _entry(self, entry: dict[str, Any], fld: str) -> PathEntry | None:
+        names = [k for k in entry if k.startswith(_PATH_NAME) and k[5:].isdigit()]
+        if len(names) != 1:
+            self.error(fld, f"expected exactly one 'path_N' key, found {sorted(entry)}")
+            return None
+        name = names[0]
+        value = entry[name]
+        if not isinstance(value, str):
+            self.error(f"{fld}.{name}", f"path must be a string, got {_short(value)}")
+            return None
+        try:
+            parsed = parse_path(value)
+        except PathSyntaxError as exc:
+            self.error(f"{fld}.{name}", str(exc))
+            return None
+        expected = parsed.reason_keys()
+        given = [k for k in entry if k != name]
+        if sorted(given) != sorted(expected):
+            self.error(fld, f"reason keys {given} do not match {value!r}; expected {expected}")
+            return None
+        reasons = [entry[k] for k in expected]
+        for k, r in zip(expected, reasons, strict=True):
+            if not isinstance(r, str):
+                self.error(f"{fld}.{k}", f"reason must be a string, got {_short(r)}")
+                return None
+        if MISSING_LABEL in parsed.labels and fld.startswith("valid_paths"):
+            self.warn(f"{fld}.{name}", f"relation label 'None' (missing relation) in {value!r}")
+        return PathEntry(name=name, path=parsed, reasons=reasons)
+
+    def _semantics(self, raw: RawLine, raw_pool: dict[str, Any]) -> BenchQuestion | None:
+        n_err = len(self.errors)
+        for key in raw.full_content_pool:
+            if not IDENT.match(key):
+                self.error(f"full_content_pool.{key}", "invalid concept key: letters, digits and "
+                           "underscores only, starting with a letter")
+        pool_keys = {base_key(k) for k in raw.full_content_pool}
+        for key, entry in raw.full_content_pool.items():
+            if not entry.key_evidence:
+                self.warn(f"full_content_pool.{key}.Key Evidence", "empty list")
+        valid: list[PathEntry | None] = []
+        for i, entry in enumerate(raw.valid_paths):
+            fld = f"valid_paths[{i}]"
+            parsed = self._entry(entry, fld)
+            valid.append(parsed)
+            if parsed is None:
+                continue
+            for key in parsed.path.keys:
+                if key not in pool_keys:
+                    self.error(f"{fld}.{parsed.name}",
+                               f"concept {key!r} is not in full_content_pool")
+        ok = [p for p in valid if p is not None]
+        _dupes(self, ok, "name", lambda p: p.name)
+        _dupes(self, ok, "path", lambda p: p.path.signature)
+        by_name = {p.name: i for i, p in enumerate(valid) if p is not None}
+        target_pos: list[int] = []
+        for i, entry in enumerate(raw.perspective_valid_paths):
+            fld = f"perspective_valid_paths[{i}]"
+            parsed = self._entry(entry, fld)
+            if parsed is None:
+                continue
+            pos = by_name.get(parsed.name)
+            if pos is None or valid[pos] != parsed:
+                self.error(fld, f"target {parsed.name} ({parsed.path.signature!r}) is not among "
+                           "valid_paths (same name, path and reasons)")
+            elif pos in target_pos:
+                self.error(fld, f"target {parsed.name} listed twice")
+            else:
+                target_pos.append(pos)
+        if len(self.errors) > n_err:
+            return None
+        if len(target_pos) == len(ok):
+            self.error("valid_paths", "no distractor: every valid path is a target path")
+            return None
+        return BenchQuestion(
+            id=raw.id, domain=raw.domain, theme=raw.perspective_theme,
+            text=raw.perspective_target_question, valid_paths=ok, target_pos=target_pos,
+            focused_evidence=raw.focused_evidence, pool=raw.full_content_pool, raw_pool=raw_pool,
+        )
+
+
+def _dupes(chk: _LineChecker, entries: list[PathEntry], what: str, key: Any) -> None:
+    seen: set[str] = set()
+    for p in entries:
+        k = key(p)
+        if k in seen:
+            chk.error("valid_paths", f"{what} {k!r} appears twice")
+        seen.add(k)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _decode(raw: bytes, chk: _LineChecker, max_bytes: int) -> str | None:
+    if len(raw) > max_bytes:
+        chk.error("-", f"line is {len(raw):,} bytes; the limit is {max_bytes:,} bytes")
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        chk.error("-", f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}")
+        return None
+
+
+def _read_lines(path: Path, result: ValidationResult) -> list[bytes] | None:
+    if not path.is_file():
+        result.errors.append(Problem(file=str(path), line=0, message="no such file"))
+        return None
+    data = path.read_bytes()
+    if not data.strip():
+        result.errors.append(Problem(file=str(path), line=0, message="file is empty: no questions"))
+        return None
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
+
+
+class _CrossLine:
+    """Checks across lines: repeated ids, one concept with two summaries."""
+
+    def __init__(self, result: ValidationResult) -> None:
+        self.result = result
+        self.ids: dict[tuple[str, int], tuple[LineRef, str]] = {}
+        self.summaries: dict[tuple[str, str], tuple[LineRef, str]] = {}
+
+    def accept(self, ref: LineRef, q: BenchQuestion) -> bool:
+        """False when the line repeats an earlier one (skipped) or conflicts with it (error)."""
+        canon = json.dumps(q.to_json(), sort_keys=True)
+        ident = (q.domain, q.id)  # Question uid = hash(domain, id)
+        if ident in self.ids:
+            first, first_canon = self.ids[ident]
+            where = f"{first.file}:{first.line}"
+            if first_canon == canon:
+                self.result.duplicates += 1
+                self.result.warnings.append(Problem(
+                    file=ref.file, line=ref.line, field="id",
+                    message=f"id {q.id} ({q.domain}) repeats {where} with identical content; skipped"))
+            else:
+                problem = Problem(file=ref.file, line=ref.line, field="id",
+                                  message=f"id {q.id} ({q.domain}) already at {where} with "
+                                  "different content")
+                self.result.errors.append(problem)
+                self.result.rejected.append((ref, [problem]))
+            return False
+        self.ids[ident] = (ref, canon)
+        for pool_key, entry in q.pool.items():
+            key = (q.domain, base_key(pool_key))
+            seen = self.summaries.get(key)
+            if seen is None:
+                self.summaries[key] = (ref, entry.summary)
+            elif seen[1] != entry.summary:
+                self.result.warnings.append(Problem(
+                    file=ref.file, line=ref.line, field=f"full_content_pool.{pool_key}.Summary",
+                    message=f"concept {key[1]} in {q.domain} has two summaries: "
+                    f"{seen[0].file}:{seen[0].line}: {seen[1]!r} / here: {entry.summary!r}"))
+        return True
+
+
+def validate_files(
+    files: list[Path], *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> ValidationResult:
+    """Validate every line of every file; collect questions, errors, warnings and rejects."""
+    result = ValidationResult()
+    cross = _CrossLine(result)
+    for path in files:
+        lines = _read_lines(Path(path), result)
+        if lines is None:
+            continue
+        for n, raw in enumerate(lines, start=1):
+            result.lines_read += 1
+            chk = _LineChecker(str(path), n)
+            text = _decode(raw, chk, max_line_bytes)
+            if text is not None and not text.strip():
+                result.blank_lines += 1
+                continue
+            q = chk.check(text) if text is not None else None
+            ref = LineRef(str(path), n, text if text is not None else
+                          raw[:max_line_bytes].decode("utf-8", errors="replace"))
+            result.warnings.extend(chk.warnings)
+            if chk.errors:
+                result.errors.extend(chk.errors)
+                result.rejected.append((ref, chk.errors))
+            elif q is not None and cross.accept(ref, q):
+                result.questions.append((ref, q))
+    return result

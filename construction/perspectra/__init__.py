@@ -1,0 +1,1 @@
+"""PERSPECTRA in the graph: debate topics, opinions, matched comments and expansions."""

@@ -1,0 +1,85 @@
+"""Read JSON / JSONL input strictly, keeping the line where each top-level record starts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from construction.perspectra.errors import PerspectraInputError, Problem
+
+
+def read_utf8(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise PerspectraInputError(
+            path, [Problem(line, "<file>", f"not UTF-8 (byte {e.start}: {e.reason})")]
+        ) from None
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def json_list_records(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line, value) for each element of a top-level JSON array."""
+    text = read_utf8(path)
+    decoder = json.JSONDecoder()
+    ws = " \t\r\n"
+    i = 0
+    n = len(text)
+
+    def skip(j: int) -> int:
+        while j < n and text[j] in ws:
+            j += 1
+        return j
+
+    def bad(pos: int, problem: str) -> PerspectraInputError:
+        return PerspectraInputError(path, [Problem(_line_of(text, pos), "<file>", problem)])
+
+    i = skip(i)
+    if i >= n or text[i] != "[":
+        raise bad(i, "expected a JSON list of topics at the top level")
+    i = skip(i + 1)
+    if i < n and text[i] == "]":
+        return
+    while True:
+        try:
+            value, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError as e:
+            raise bad(e.pos, f"invalid JSON: {e.msg}") from None
+        yield _line_of(text, i), value
+        i = skip(end)
+        if i < n and text[i] == ",":
+            i = skip(i + 1)
+            continue
+        if i < n and text[i] == "]":
+            if skip(i + 1) != n:
+                raise bad(i + 1, "unexpected content after the top-level list")
+            return
+        raise bad(i, "expected ',' or ']' between topics")
+
+
+def jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line, value) per non-blank line of a JSON-lines file."""
+    text = read_utf8(path)
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield lineno, json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise PerspectraInputError(
+                path, [Problem(lineno, "<line>", f"invalid JSON: {e.msg} (column {e.colno})")]
+            ) from None
+
+
+def records(path: Path) -> Iterator[tuple[int, Any]]:
+    """A `.jsonl` file line by line, anything else as one JSON list."""
+    if path.suffix.lower() in {".jsonl", ".ndjson"}:
+        return jsonl_records(path)
+    return json_list_records(path)

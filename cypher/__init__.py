@@ -1,0 +1,1 @@
+"""Every Cypher query of the product, one parameterized `.cypher` file each (data package)."""

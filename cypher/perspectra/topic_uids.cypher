@@ -1,0 +1,3 @@
+// Which of the given topic uids exist.
+MATCH (t:DebateTopic) WHERE t.uid IN $uids
+RETURN t.uid AS uid

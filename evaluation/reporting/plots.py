@@ -1,0 +1,63 @@
+"""PNG plots with matplotlib's Agg backend (no display needed). Imported lazily by callers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from evaluation.reporting.bootstrap import CI  # noqa: E402
+
+
+def bar_by_group(series: Mapping[str, Mapping[str, CI]], path: Path, *, title: str,
+                 ylabel: str, scale: float = 100.0) -> Path:
+    """Grouped bars: one group per x key (e.g. hop), one bar per series (e.g. run), CI bars."""
+    groups = list(dict.fromkeys(g for s in series.values() for g in s))
+    n = max(1, len(series))
+    width = 0.8 / n
+    fig, ax = plt.subplots(figsize=(max(5, 1.5 * len(groups) + 2), 4), dpi=100)
+    for i, (name, values) in enumerate(series.items()):
+        xs, ys, lo, hi = [], [], [], []
+        for j, g in enumerate(groups):
+            ci = values.get(g)
+            if ci is None or ci.mean is None:
+                continue
+            xs.append(j - 0.4 + width * (i + 0.5))
+            ys.append(ci.mean * scale)
+            lo.append((ci.mean - (ci.low if ci.low is not None else ci.mean)) * scale)
+            hi.append(((ci.high if ci.high is not None else ci.mean) - ci.mean) * scale)
+        ax.bar(xs, ys, width=width, yerr=[lo, hi], capsize=3, label=name)
+    ax.set_xticks(range(len(groups)), [str(g) for g in groups])
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return Path(path)
+
+
+def scatter_points(points: Mapping[str, Sequence[tuple[float, float]]], path: Path, *,
+                   title: str, xlabel: str, ylabel: str, scale: float = 100.0,
+                   limits: tuple[float, float] | None = (0, 100)) -> Path:
+    """One marker set per series (e.g. precision against recall per run)."""
+    fig, ax = plt.subplots(figsize=(5, 5), dpi=100)
+    for name, pts in points.items():
+        if pts:
+            xs, ys = zip(*pts, strict=True)
+            ax.scatter([x * scale for x in xs], [y * scale for y in ys], label=name, s=40)
+    if limits:
+        ax.set_xlim(*limits)
+        ax.set_ylim(*limits)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return Path(path)

@@ -1,0 +1,315 @@
+"""The one client every LLM-backed part of the product uses (any OpenAI-compatible server).
+
+Real HTTP through the official `openai` package; retries, concurrency, structured output, cache
+and ledger are ours so that they behave the same against OpenAI, vLLM, Ollama or the test server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, TypeVar
+
+import openai
+from pydantic import BaseModel, ConfigDict, Field
+
+from kg.llm.cache import CachedReply, ResponseCache, cache_key
+from kg.llm.config import LLMConfig
+from kg.llm.ledger import CallRecord, Ledger
+from kg.llm.structured import (
+    StructuredOutputError,
+    parse_reply,
+    response_format,
+    schema_instructions,
+)
+from kg.prompt_files import load_prompt
+
+T = TypeVar("T")
+_RETRY_STATUS = {408, 409, 429}
+
+
+class LLMCallError(RuntimeError):
+    """The server kept failing (after every retry) or refused the request."""
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reported: bool = True  # False when the server sent no usage block
+
+
+class LLMReply(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    text: str
+    parsed: Any = None
+    usage: Usage = Field(default_factory=Usage)
+    cached: bool = False
+    model: str = ""
+
+
+class LLMRequest(BaseModel):
+    """One entry for `complete_many`."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    messages: list[dict[str, Any]]
+    schema_: type[BaseModel] | None = Field(default=None, alias="schema")
+    prompt_name: str | None = None
+    prompt_hash: str | None = None
+    check: Callable[[Any], None] | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    headers = response.headers
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return float(ms) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value)
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def _retryable(exc: Exception) -> bool:
+    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code >= 500 or exc.status_code in _RETRY_STATUS
+    return False
+
+
+class LLMClient:
+    def __init__(self, config: LLMConfig, cache: ResponseCache | None = None) -> None:
+        self.config = config
+        self.ledger = Ledger(price=config.price_for(), max_cost=config.max_cost)
+        self._cache = cache if cache is not None else (
+            ResponseCache(config.cache_path) if config.cache else None
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._api: openai.AsyncOpenAI | None = None
+        self._sem: asyncio.Semaphore | None = None
+        # None = not known yet; False after the server rejected a JSON-schema response_format.
+        self._json_schema_ok: bool | None = {"auto": None, "json_schema": True,
+                                             "prompt": False}[config.structured_output]
+
+    # -- per-event-loop state (the HTTP pool and semaphore belong to one loop) ------------
+    def _state(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._api is None or self._sem is None:
+            self._loop = loop
+            self._api = openai.AsyncOpenAI(
+                api_key=self.config.api_key(), base_url=self.config.resolved_base_url,
+                timeout=self.config.timeout_s, max_retries=0,
+            )
+            self._sem = asyncio.Semaphore(self.config.concurrency)
+        return self._api, self._sem
+
+    async def aclose(self) -> None:
+        if self._api is not None:
+            await self._api.close()
+        self._api, self._loop, self._sem = None, None, None
+
+    def run_sync(self, work: Coroutine[Any, Any, T] | Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """Run a coroutine (or a zero-argument coroutine function) from synchronous code."""
+
+        async def main() -> T:
+            try:
+                return await (work() if callable(work) else work)
+            finally:
+                await self.aclose()
+
+        return asyncio.run(main())
+
+    def complete_sync(self, messages: list[dict[str, Any]], **kwargs: Any) -> LLMReply:
+        return self.run_sync(self.complete(messages, **kwargs))
+
+    # -- parameters ------------------------------------------------------------------------
+    def request_params(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        c = self.config
+        p: dict[str, Any] = {}
+        if c.is_reasoning:
+            if c.max_tokens is not None:
+                p["max_completion_tokens"] = c.max_tokens
+            if c.reasoning_effort is not None:
+                p["reasoning_effort"] = c.reasoning_effort
+        else:
+            if c.temperature is not None:
+                p["temperature"] = c.temperature
+            if c.max_tokens is not None:
+                p["max_tokens"] = c.max_tokens
+        p.update(overrides or {})
+        return p
+
+    # -- public API -----------------------------------------------------------------------
+    async def complete(
+        self, messages: list[dict[str, Any]], *, schema: type[BaseModel] | None = None,
+        prompt_name: str | None = None, prompt_hash: str | None = None,
+        check: Callable[[Any], None] | None = None, **params: Any,
+    ) -> LLMReply:
+        """One chat completion; `schema` makes `reply.parsed` a validated instance of it.
+
+        `check(parsed)` may raise ValueError for semantic problems (e.g. a missing item): that
+        counts as a schema violation and triggers the single repair request.
+        """
+        started = time.perf_counter()
+        api_params = self.request_params(params)
+        schema_json = schema.model_json_schema() if schema else None
+        key = cache_key(self.config.model_name, self.config.resolved_base_url, messages,
+                        api_params, schema_json)
+        record = CallRecord(model=self.config.model_name, role=self.config.role,
+                            prompt_name=prompt_name, prompt_hash=prompt_hash)
+        if self._cache is not None and (hit := self._cache.get(key)) is not None:
+            try:
+                parsed = self._validate(hit.text, schema, check) if schema else None
+            except StructuredOutputError:
+                parsed = None
+                hit = None
+            if hit is not None:
+                record.cached = True
+                record.prompt_tokens, record.completion_tokens = (hit.prompt_tokens,
+                                                                  hit.completion_tokens)
+                self.ledger.add(record)
+                return LLMReply(text=hit.text, parsed=parsed, cached=True, model=hit.model,
+                                usage=Usage(prompt_tokens=hit.prompt_tokens,
+                                            completion_tokens=hit.completion_tokens,
+                                            reported=hit.usage_reported))
+        _, sem = self._state()
+        async with sem:
+            self.ledger.check_budget()
+            try:
+                reply = await self._complete_uncached(messages, api_params, schema, check, record)
+            finally:
+                record.latency_s = time.perf_counter() - started
+                self.ledger.add(record)
+        if self._cache is not None:
+            self._cache.put(key, CachedReply(
+                text=reply.text, model=reply.model, prompt_tokens=reply.usage.prompt_tokens,
+                completion_tokens=reply.usage.completion_tokens,
+                usage_reported=reply.usage.reported))
+        return reply
+
+    async def complete_many(
+        self, requests: Sequence[LLMRequest], *, return_exceptions: bool = False,
+    ) -> list[Any]:
+        """All requests at once, at most `config.concurrency` in flight; results in order."""
+        tasks = [
+            self.complete(r.messages, schema=r.schema_, prompt_name=r.prompt_name,
+                          prompt_hash=r.prompt_hash, check=r.check, **r.params)
+            for r in requests
+        ]
+        return await asyncio.gather(*tasks, return_exceptions=return_exceptions)
+
+    # -- internals ------------------------------------------------------------------------
+    @staticmethod
+    def _validate(text: str, schema: type[BaseModel], check: Callable[[Any], None] | None):
+        parsed = parse_reply(text, schema)
+        if check is not None:
+            try:
+                check(parsed)
+            except ValueError as exc:
+                raise StructuredOutputError(str(exc), text) from exc
+        return parsed
+
+    async def _complete_uncached(
+        self, messages: list[dict[str, Any]], params: dict[str, Any],
+        schema: type[BaseModel] | None, check: Callable[[Any], None] | None,
+        record: CallRecord,
+    ) -> LLMReply:
+        sent = messages
+        if schema is not None and self._json_schema_ok is False:
+            sent = _with_instructions(messages, schema_instructions(schema))
+        reply = await self._structured_call(sent, params, schema, record)
+        if schema is None:
+            return reply
+        try:
+            reply.parsed = self._validate(reply.text, schema, check)
+            return reply
+        except StructuredOutputError as first:
+            error = str(first)
+        # One repair request: show the model its reply and what was wrong with it.
+        repair = load_prompt("llm/repair").render(
+            error=error[:2000], schema=json.dumps(schema.model_json_schema(), ensure_ascii=False))
+        again = [*sent, {"role": "assistant", "content": reply.text},
+                 {"role": "user", "content": repair}]
+        record.repaired = True
+        fixed = await self._structured_call(again, params, schema, record)
+        fixed.usage.prompt_tokens += reply.usage.prompt_tokens
+        fixed.usage.completion_tokens += reply.usage.completion_tokens
+        fixed.parsed = self._validate(fixed.text, schema, check)  # raises when still wrong
+        return fixed
+
+    async def _structured_call(
+        self, messages: list[dict[str, Any]], params: dict[str, Any],
+        schema: type[BaseModel] | None, record: CallRecord,
+    ) -> LLMReply:
+        if schema is None or self._json_schema_ok is False:
+            return await self._call(messages, params, record)
+        try:
+            return await self._call(messages, {**params, "response_format":
+                                               response_format(schema)}, record)
+        except LLMCallError as exc:
+            cause = exc.__cause__
+            if (self.config.structured_output == "auto"
+                    and isinstance(cause, openai.BadRequestError)):
+                # The server cannot enforce a JSON schema: describe it in the prompt instead.
+                self._json_schema_ok = False
+                return await self._call(
+                    _with_instructions(messages, schema_instructions(schema)), params, record)
+            raise
+
+    async def _call(
+        self, messages: list[dict[str, Any]], params: dict[str, Any], record: CallRecord,
+    ) -> LLMReply:
+        api, _ = self._state()
+        c = self.config
+        for attempt in range(c.max_retries + 1):
+            record.attempts += 1
+            try:
+                resp = await api.chat.completions.create(
+                    model=c.model_name, messages=messages, **params)
+                break
+            except Exception as exc:  # noqa: BLE001 - classified below
+                if not _retryable(exc) or attempt == c.max_retries:
+                    raise LLMCallError(
+                        f"{c.role} model {c.model_name} at {c.resolved_base_url}: "
+                        f"{type(exc).__name__}: {exc} (after {attempt + 1} attempt(s))"
+                    ) from exc
+                backoff = min(c.backoff_max_s, c.backoff_base_s * 2**attempt)
+                wait = _retry_after(exc)
+                delay = (wait * (1 + 0.1 * random.random()) if wait is not None
+                         else random.uniform(0, backoff))  # full jitter
+                await asyncio.sleep(delay)
+        if not resp.choices:
+            raise LLMCallError(f"{c.role} model {c.model_name}: reply has no choices")
+        usage = resp.usage
+        text = resp.choices[0].message.content or ""
+        u = Usage(prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                  completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+                  reported=usage is not None)
+        record.prompt_tokens += u.prompt_tokens
+        record.completion_tokens += u.completion_tokens
+        return LLMReply(text=text, usage=u, model=resp.model or c.model_name)
+
+
+def _with_instructions(messages: list[dict[str, Any]], extra: str) -> list[dict[str, Any]]:
+    out = [dict(m) for m in messages]
+    for m in reversed(out):
+        if m.get("role") == "user" and isinstance(m.get("content"), str):
+            m["content"] = f"{m['content']}\n\n{extra}"
+            return out
+    return [*out, {"role": "user", "content": extra}]

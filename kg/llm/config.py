@@ -1,0 +1,118 @@
+"""Configuration of one language-model role (responder, judge or builder).
+
+The API key is never held here: only the name of the environment variable that has it, so a
+config can be dumped into a run record or a log without leaking anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from kg.settings import default_cache_dir
+
+Role = Literal["responder", "judge", "builder"]
+
+# Provider prefixes we strip from `--model` (`openai/gpt-4o` -> `gpt-4o`), with the base URL each
+# one implies when `--base-url` is not given. Anything else is sent to the server verbatim.
+PROVIDER_BASE_URLS: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "vllm": "http://localhost:8000/v1",
+    "ollama": "http://localhost:11434/v1",
+    "lmstudio": "http://localhost:1234/v1",
+}
+
+# Models that reason before answering: they take `reasoning_effort` and `max_completion_tokens`
+# and reject a `temperature` other than the default.
+_REASONING = re.compile(r"^(o\d|gpt-5|gpt-oss|deepseek-r1|qwq)", re.IGNORECASE)
+
+
+class Price(BaseModel):
+    """US dollars per million tokens."""
+
+    input_per_mtok: float = 0.0
+    output_per_mtok: float = 0.0
+
+
+def default_cache_path() -> Path:
+    return default_cache_dir() / "llm-cache.sqlite"
+
+
+class LLMConfig(BaseModel):
+    model: str = Field(description="`provider/model` or a bare model name sent as is")
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    role: Role = "responder"
+    concurrency: int = Field(default=8, ge=1, le=1024)
+    max_retries: int = Field(default=5, ge=0, le=50)
+    timeout_s: float = Field(default=120.0, gt=0)
+    backoff_base_s: float = Field(default=0.5, ge=0)
+    backoff_max_s: float = Field(default=30.0, ge=0)
+    cache: bool = True
+    cache_path: Path = Field(default_factory=default_cache_path)
+    temperature: float | None = 0.0
+    max_tokens: int | None = None
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    reasoning: bool | None = Field(
+        default=None, description="force reasoning-model parameters; None = guess from the name"
+    )
+    structured_output: Literal["auto", "json_schema", "prompt"] = "auto"
+    prices: dict[str, Price] = Field(default_factory=dict)
+    max_cost: float | None = Field(default=None, ge=0)
+
+    @field_validator("model")
+    @classmethod
+    def _model_not_empty(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("model must not be empty")
+        return v.strip()
+
+    # -- derived -----------------------------------------------------------------------
+    @property
+    def provider(self) -> str | None:
+        head, sep, _ = self.model.partition("/")
+        return head.lower() if sep and head.lower() in PROVIDER_BASE_URLS else None
+
+    @property
+    def model_name(self) -> str:
+        """The name sent to the server (provider prefix removed)."""
+        return self.model.split("/", 1)[1] if self.provider else self.model
+
+    @property
+    def resolved_base_url(self) -> str:
+        if self.base_url:
+            return self.base_url.rstrip("/")
+        return PROVIDER_BASE_URLS[self.provider or "openai"]
+
+    @property
+    def is_reasoning(self) -> bool:
+        if self.reasoning is not None:
+            return self.reasoning
+        return bool(_REASONING.match(self.model_name.split("/")[-1]))
+
+    def api_key(self) -> str:
+        """The key from the environment; local servers (vLLM, Ollama...) accept any value."""
+        key = os.environ.get(self.api_key_env)
+        if key:
+            return key
+        url = self.resolved_base_url
+        if "127.0.0.1" in url or "localhost" in url or self.base_url:
+            return "not-needed"
+        raise ValueError(
+            f"no API key: set the environment variable {self.api_key_env} "
+            f"(model {self.model}, base URL {url})"
+        )
+
+    def price_for(self) -> Price | None:
+        return self.prices.get(self.model) or self.prices.get(self.model_name)
+
+    def public_dict(self) -> dict[str, Any]:
+        """What a run record may hold: everything but secrets and local paths."""
+        d = self.model_dump(mode="json", exclude={"cache_path"})
+        d["base_url"] = self.resolved_base_url
+        return d

@@ -1,0 +1,62 @@
+"""Structured output: JSON schema for `response_format`, tolerant parsing, validation."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+class StructuredOutputError(ValueError):
+    """The reply could not be turned into the requested schema (even after one repair)."""
+
+    def __init__(self, message: str, text: str = "") -> None:
+        super().__init__(message)
+        self.text = text
+
+
+def response_format(schema: type[BaseModel]) -> dict[str, Any]:
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(),
+                        "strict": False},
+    }
+
+
+def schema_instructions(schema: type[BaseModel]) -> str:
+    """Appended to the prompt when the server cannot enforce a JSON schema itself."""
+    return (
+        "Reply with one JSON object only (no prose, no code fence) that validates against "
+        "this JSON schema:\n" + json.dumps(schema.model_json_schema(), ensure_ascii=False)
+    )
+
+
+def _candidates(text: str) -> list[str]:
+    out = [text.strip()]
+    out += [m.strip() for m in _FENCE.findall(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        out.append(text[start : end + 1])
+    return out
+
+
+def parse_reply(text: str, schema: type[BaseModel]) -> BaseModel:
+    """The first JSON object in `text` that validates; tolerant of fences and chatter."""
+    last: Exception | None = None
+    for cand in _candidates(text):
+        try:
+            data = json.loads(cand)
+        except json.JSONDecodeError as exc:
+            last = exc
+            continue
+        try:
+            return schema.model_validate(data)
+        except ValidationError as exc:
+            last = exc
+    if isinstance(last, ValidationError):
+        raise StructuredOutputError(f"reply does not match {schema.__name__}: {last}", text)
+    raise StructuredOutputError(f"reply is not valid JSON: {last}", text)

@@ -1,0 +1,90 @@
+"""One settings object for the whole product: `KG_` environment variables, `.env`, CLI overrides.
+
+`NEO4J_URI`, `NEO4J_USER` and `NEO4J_PASSWORD` are honoured too, because that is how users point
+every Neo4j tool at an existing server (Aura, a team server).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _xdg(var: str, fallback: str) -> Path:
+    return Path(os.environ.get(var) or Path.home() / fallback)
+
+
+def default_cache_dir() -> Path:
+    return _xdg("XDG_CACHE_HOME", ".cache") / "perspectivekg"
+
+
+def default_config_dir() -> Path:
+    return _xdg("XDG_CONFIG_HOME", ".config") / "perspectivekg"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="KG_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    # --- connection: an existing server when neo4j_uri is set, else the local one ---
+    neo4j_uri: str | None = Field(
+        default=None, validation_alias=AliasChoices("KG_NEO4J_URI", "NEO4J_URI")
+    )
+    neo4j_user: str = Field(
+        default="neo4j", validation_alias=AliasChoices("KG_NEO4J_USER", "NEO4J_USER")
+    )
+    neo4j_password: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("KG_NEO4J_PASSWORD", "NEO4J_PASSWORD")
+    )
+    neo4j_database: str = "neo4j"
+
+    # --- the local, Maven-provisioned server ---
+    neo4j_version: str = "5.26.30"
+    gds_version: str = "2.13.9"
+    bolt_port: int = 7687
+    http_port: int = 7474
+    # Per-instance home (conf/, data/, logs/, run/); jars are shared under cache_dir/dist.
+    server_home: Path | None = None
+    heap_size: str = "2g"
+    pagecache_size: str = "1g"
+    java_home: Path | None = None
+    start_timeout_s: float = 120.0
+
+    cache_dir: Path = Field(default_factory=default_cache_dir)
+    config_dir: Path = Field(default_factory=default_config_dir)
+
+    # --- batching ---
+    batch_size: int = 1000
+
+    # --- embeddings ---
+    embedding_model: str = "all-MiniLM-L6-v2"
+
+    @property
+    def is_local(self) -> bool:
+        return self.neo4j_uri is None
+
+    @property
+    def resolved_server_home(self) -> Path:
+        if self.server_home is not None:
+            return self.server_home
+        suffix = "" if self.bolt_port == 7687 else f"-{self.bolt_port}"
+        return self.cache_dir / f"neo4j-server{suffix}"
+
+    @property
+    def password_file(self) -> Path:
+        suffix = "" if self.bolt_port == 7687 else f"-{self.bolt_port}"
+        return self.config_dir / f"neo4j-password{suffix}"
+
+    @property
+    def bolt_uri(self) -> str:
+        return self.neo4j_uri or f"neo4j://127.0.0.1:{self.bolt_port}"
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Settings from the environment and `.env`, with CLI options (non-None) taking precedence."""
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    return Settings(**clean)

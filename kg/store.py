@@ -1,0 +1,155 @@
+"""The Neo4j store: one driver, named Cypher files, batched writes in single transactions.
+
+Every query comes from `cypher/` by name and takes parameters; nothing from files or models is
+ever spliced into query text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Session
+
+from kg import cypher_files
+from kg.settings import Settings, get_settings
+
+# Labels, relationship types and property keys that are not parameters must match this.
+IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+class StoreError(RuntimeError):
+    pass
+
+
+def check_identifier(value: str, what: str = "identifier") -> str:
+    if not isinstance(value, str) or not IDENTIFIER.match(value):
+        raise ValueError(f"invalid {what} {value!r}: letters, digits and underscores only")
+    return value
+
+
+def chunked(rows: Sequence[Any] | Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _password(settings: Settings) -> str:
+    if settings.neo4j_password is not None:
+        return settings.neo4j_password.get_secret_value()
+    if settings.is_local and settings.password_file.exists():
+        return settings.password_file.read_text(encoding="utf-8").strip()
+    raise StoreError(
+        "no Neo4j password: run `kg db up` to provision the local server, or set "
+        "NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD for an existing one"
+    )
+
+
+class Store:
+    """Thin layer over the official driver. Use as a context manager or call `close()`."""
+
+    def __init__(self, settings: Settings | None = None, driver: Driver | None = None) -> None:
+        self.settings = settings or get_settings()
+        self.database = self.settings.neo4j_database
+        self._driver = driver or GraphDatabase.driver(
+            self.settings.bolt_uri,
+            auth=(self.settings.neo4j_user, _password(self.settings)),
+            # A single local server speaks neo4j:// with routing disabled gracefully; keep
+            # connection checks short so a dead server is reported quickly.
+            connection_acquisition_timeout=30,
+        )
+
+    # -- lifecycle ----------------------------------------------------------------------
+    @property
+    def driver(self) -> Driver:
+        return self._driver
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def verify(self) -> None:
+        self._driver.verify_connectivity()
+
+    @contextmanager
+    def session(self, **kwargs: Any) -> Iterator[Session]:
+        with self._driver.session(database=self.database, **kwargs) as s:
+            yield s
+
+    # -- queries ------------------------------------------------------------------------
+    def query(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run the named Cypher file (read or write) and return its records as dicts."""
+        return self.run_text(cypher_files.load(name), **params)
+
+    def run_text(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        """Run query text that itself came from `cypher/` (schema splitting, EXPLAIN checks)."""
+        records, _, _ = self._driver.execute_query(text, params, database_=self.database)
+        return [r.data() for r in records]
+
+    def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        text = cypher_files.load(name)
+        with self.session() as s:
+            return s.execute_read(lambda tx: [r.data() for r in tx.run(text, params)])
+
+    def write_batches(
+        self, name: str, rows: Sequence[dict[str, Any]], batch_size: int | None = None,
+        **params: Any,
+    ) -> int:
+        """`UNWIND $rows ...` in batches, each batch one transaction; returns rows written."""
+        text = cypher_files.load(name)
+        size = batch_size or self.settings.batch_size
+        n = 0
+        with self.session() as s:
+            for batch in chunked(rows, size):
+                s.execute_write(lambda tx, b=batch: tx.run(text, {**params, "rows": b}).consume())
+                n += len(batch)
+        return n
+
+    def transaction(self, work: Any) -> Any:
+        """Run `work(tx)` in one write transaction: all of it lands, or none of it."""
+        with self.session() as s:
+            return s.execute_write(work)
+
+    @staticmethod
+    def tx_query(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+        return [r.data() for r in tx.run(cypher_files.load(name), params)]
+
+    # -- schema -------------------------------------------------------------------------
+    def ensure_schema(self) -> int:
+        """Create every constraint and index in `cypher/schema/` (idempotent: IF NOT EXISTS)."""
+        n = 0
+        for name in cypher_files.all_names():
+            if name.startswith("schema/"):
+                for stmt in cypher_files.statements(name):
+                    self.run_text(stmt)
+                    n += 1
+        self.run_text("CALL db.awaitIndexes(300)")
+        return n
+
+    def node_counts(self) -> dict[str, int]:
+        return {r["label"]: r["count"] for r in self.query("core/node_counts")}
+
+    def drop_gds_graphs(self) -> int:
+        """Drop every projected in-memory GDS graph; 0 when GDS is absent."""
+        try:
+            return len(self.query("core/gds_drop_all"))
+        except Exception:  # noqa: BLE001 - servers without GDS have nothing to drop
+            return 0
+
+    def wipe(self) -> None:
+        """Delete every node and relationship (batched so large graphs do not blow the heap)."""
+        # CALL ... IN TRANSACTIONS needs an auto-commit transaction.
+        with self.session() as s:
+            s.run(cypher_files.load("core/wipe")).consume()

@@ -1,0 +1,1 @@
+"""Prompt templates, one file each, identified by name and content hash (data package)."""

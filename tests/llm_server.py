@@ -1,0 +1,252 @@
+"""A local OpenAI-compatible HTTP server for tests and benchmarks (real sockets, 127.0.0.1).
+
+    server = LLMTestServer(latency=0.1).start()      # or the pytest fixture `llm_server`
+    server.base_url                                  # "http://127.0.0.1:<port>/v1"
+    server.add_rule(match="Judge the paths", reply={"verdicts": [...]})   # JSON content
+    server.add_rule(match=lambda body: ..., reply=lambda body: "text")    # callables
+    server.add_rule(match="x", status=429, headers={"Retry-After": "1"}, times=1)
+    server.add_rule(match="x", status=500, times=2)          # then falls through to later rules
+    server.add_rule(match="x", delay=5)                      # slower than the client timeout
+    server.add_rule(match="x", reply="{not json")            # malformed JSON content
+    server.requests                                          # every request, in arrival order
+    server.config(**overrides)                               # an LLMConfig pointing here
+
+Rules are tried in the order added; `match` is a substring of any message content, a callable
+on the request body, or None (anything). A rule with `times=N` applies N times, then is skipped.
+`reply` is a string (sent as the message content), a dict/list (sent as JSON text) or a
+callable(body) returning either. `raw` replaces the whole HTTP body (a broken response). A
+request matching no rule gets 404. With `supports_json_schema=False` a request carrying a
+JSON-schema `response_format` gets 400, like servers without structured output. `latency` is
+added to every request. Usage is word counts unless the rule says `usage=False`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Match = str | Callable[[dict[str, Any]], bool] | None
+ReplySpec = str | dict | list | Callable[[dict[str, Any]], Any] | None
+
+
+@dataclass
+class Rule:
+    match: Match = None
+    reply: ReplySpec = None
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    times: int | None = None
+    usage: bool = True
+    raw: str | bytes | None = None
+    hits: int = 0
+
+    def matches(self, body: dict[str, Any]) -> bool:
+        if self.times is not None and self.hits >= self.times:
+            return False
+        if self.match is None:
+            return True
+        if callable(self.match):
+            return bool(self.match(body))
+        return any(self.match in _content_text(m) for m in body.get("messages", []))
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+    status: int
+    at: float
+
+    @property
+    def text(self) -> str:
+        """All message contents joined (handy for asserting on prompts)."""
+        return "\n".join(_content_text(m) for m in self.body.get("messages", []))
+
+
+def _content_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):  # content parts
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+class LLMTestServer:
+    def __init__(self, latency: float = 0.0, supports_json_schema: bool = True) -> None:
+        self.latency = latency
+        self.supports_json_schema = supports_json_schema
+        self.rules: list[Rule] = []
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> LLMTestServer:
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        httpd = ThreadingHTTPServer.__new__(ThreadingHTTPServer)
+        httpd.request_queue_size = 256  # many clients connect at once
+        ThreadingHTTPServer.__init__(httpd, ("127.0.0.1", 0), Handler)
+        httpd.daemon_threads = True
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> LLMTestServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- scripting ------------------------------------------------------------------------
+    def add_rule(self, match: Match = None, reply: ReplySpec = None, *, status: int = 200,
+                 headers: dict[str, str] | None = None, delay: float = 0.0,
+                 times: int | None = None, usage: bool = True,
+                 raw: str | bytes | None = None) -> Rule:
+        rule = Rule(match=match, reply=reply, status=status, headers=dict(headers or {}),
+                    delay=delay, times=times, usage=usage, raw=raw)
+        with self._lock:
+            self.rules.append(rule)
+        return rule
+
+    def reset(self) -> None:
+        with self._lock:
+            self.rules.clear()
+            self.requests.clear()
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    def requests_matching(self, marker: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if marker in r.text]
+
+    def config(self, **overrides: Any):
+        """An `LLMConfig` aimed at this server (no cache, fast backoff unless overridden)."""
+        from kg.llm import LLMConfig
+
+        values: dict[str, Any] = {"model": "test-model", "base_url": self.base_url,
+                                  "cache": False, "backoff_base_s": 0.01, "timeout_s": 10.0}
+        values.update(overrides)
+        return LLMConfig(**values)
+
+    # -- request handling (called from handler threads) ------------------------------------
+    def _pick(self, body: dict[str, Any]) -> Rule | None:
+        with self._lock:
+            for rule in self.rules:
+                if rule.matches(body):
+                    rule.hits += 1
+                    return rule
+        return None
+
+    def handle(self, path: str, body: dict[str, Any], headers: dict[str, str]):
+        """Returns (status, headers, body bytes, delay)."""
+        status, out_headers, payload, delay = self._respond(path, body)
+        self.requests.append(RecordedRequest(path=path, body=body, headers=headers,
+                                             status=status, at=time.time()))
+        return status, out_headers, payload, delay + self.latency
+
+    def _respond(self, path: str, body: dict[str, Any]):
+        if not path.rstrip("/").endswith("/chat/completions"):
+            return 404, {}, _error("not found: only /v1/chat/completions is served"), 0.0
+        rf = body.get("response_format") or {}
+        if rf.get("type") == "json_schema" and not self.supports_json_schema:
+            return 400, {}, _error("response_format json_schema is not supported"), 0.0
+        rule = self._pick(body)
+        if rule is None:
+            return 404, {}, _error("no scripted rule matched this request"), 0.0
+        if rule.raw is not None:
+            raw = rule.raw.encode() if isinstance(rule.raw, str) else rule.raw
+            return rule.status, rule.headers, raw, rule.delay
+        if rule.status != 200:
+            return rule.status, rule.headers, _error(f"scripted status {rule.status}"), rule.delay
+        reply = rule.reply(body) if callable(rule.reply) else rule.reply
+        content = reply if isinstance(reply, str) else json.dumps(reply)
+        prompt = " ".join(_content_text(m) for m in body.get("messages", []))
+        payload: dict[str, Any] = {
+            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
+            "created": int(time.time()), "model": body.get("model", "test-model"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+        }
+        if rule.usage:
+            pt, ct = _words(prompt), _words(content)
+            payload["usage"] = {"prompt_tokens": pt, "completion_tokens": ct,
+                                "total_tokens": pt + ct}
+        return 200, rule.headers, json.dumps(payload).encode(), rule.delay
+
+
+def _error(message: str) -> bytes:
+    return json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like real servers
+    owner: LLMTestServer
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server API
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, {}, _error("request body is not JSON"))
+            return
+        status, headers, payload, delay = self.owner.handle(
+            self.path, body, {k.lower(): v for k, v in self.headers.items()})
+        if delay > 0:
+            time.sleep(delay)
+        self._send(status, headers, payload)
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(200, {}, json.dumps({"object": "list", "data": [
+                {"id": "test-model", "object": "model", "owned_by": "tests"}]}).encode())
+        else:
+            self._send(404, {}, _error("not found"))
+
+    def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
+            self.close_connection = True

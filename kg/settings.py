@@ -45,12 +45,14 @@ class Settings(BaseSettings):
     # --- the local, Maven-provisioned server ---
     neo4j_version: str = "5.26.30"
     gds_version: str = "2.13.9"
-    bolt_port: int = 7687
-    http_port: int = 7474
+    bolt_port: int = Field(default=7687, ge=1, le=65535)
+    http_port: int = Field(default=7474, ge=1, le=65535)
     # Per-instance home (conf/, data/, logs/, run/); jars are shared under cache_dir/dist.
     server_home: Path | None = None
-    heap_size: str = "2g"
-    pagecache_size: str = "1g"
+    heap_size: str = Field(default="2g", pattern=r"^\d+[kmgKMG]?$")
+    pagecache_size: str = Field(default="1g", pattern=r"^\d+[kmgKMG]?$")
+    # Extra JVM options for the local server (e.g. GC logging), space separated.
+    jvm_options: str = ""
     java_home: Path | None = None
     start_timeout_s: float = 120.0
 

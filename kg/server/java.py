@@ -46,10 +46,10 @@ def _candidates(java_home: Path | None) -> list[Path]:
     return [p for p in found if p.exists()]
 
 
-def find_java(java_home: Path | None = None) -> Java:
+def find_java(java_home: Path | None = None, candidates: list[Path] | None = None) -> Java:
     """The first supported Java among KG_JAVA_HOME, JAVA_HOME, PATH and /usr/lib/jvm."""
     seen: list[str] = []
-    for exe in _candidates(java_home):
+    for exe in _candidates(java_home) if candidates is None else candidates:
         major = java_major(exe)
         if major in SUPPORTED:
             return Java(exe, major)

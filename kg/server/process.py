@@ -152,6 +152,7 @@ def start(settings: Settings) -> tuple[Status, float]:
     cmd = [
         str(java.executable), f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC",
         "-XX:+ExitOnOutOfMemoryError", "-Dfile.encoding=UTF-8", *JVM_OPENS,
+        *settings.jvm_options.split(),
         "-cp", _classpath(home, lib), ENTRY_POINT,
         f"--home-dir={home.root}", f"--config-dir={home.conf}",
     ]

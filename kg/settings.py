@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     server_home: Path | None = None
     heap_size: str = Field(default="2g", pattern=r"^\d+[kmgKMG]?$")
     pagecache_size: str = Field(default="1g", pattern=r"^\d+[kmgKMG]?$")
+    # Class-data sharing: the first clean stop writes an archive of the loaded classes that
+    # later starts map instead of parsing ~20k classes again (about half the start time).
+    class_data_sharing: bool = True
     # Extra JVM options for the local server (e.g. GC logging), space separated.
     jvm_options: str = ""
     java_home: Path | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import socket
@@ -94,6 +95,24 @@ def _classpath(home: ServerHome, lib: Path) -> str:
     return f"{home.plugins}/*:{lib}/*"
 
 
+def _cds_archive(home: ServerHome, java: Path, lib: Path) -> Path:
+    """Per-instance archive path, keyed by JVM and jar set so a change never reuses it."""
+    jars = sorted(f"{p.name}:{p.stat().st_size}" for p in (*lib.glob("*.jar"),
+                                                            *home.plugins.glob("*.jar")))
+    key = hashlib.sha256("\n".join([str(java.resolve()), *jars]).encode()).hexdigest()[:16]
+    return home.run / f"classes-{key}.jsa"
+
+
+def _cds_options(settings: Settings, home: ServerHome, java: Path, lib: Path) -> list[str]:
+    if not settings.class_data_sharing:
+        return []
+    archive = _cds_archive(home, java, lib)
+    if archive.exists():
+        return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"]
+    # Dumped at a clean exit into a temporary name; `stop` renames it once the JVM is gone.
+    return [f"-XX:ArchiveClassesAtExit={archive}.part"]
+
+
 def _set_initial_password(java: Path, home: ServerHome, lib: Path, password: str) -> None:
     env = {**os.environ, "NEO4J_HOME": str(home.root), "NEO4J_CONF": str(home.conf)}
     proc = subprocess.run(
@@ -152,7 +171,7 @@ def start(settings: Settings) -> tuple[Status, float]:
     cmd = [
         str(java.executable), f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC",
         "-XX:+ExitOnOutOfMemoryError", "-Dfile.encoding=UTF-8", *JVM_OPENS,
-        *settings.jvm_options.split(),
+        *_cds_options(settings, home, java.executable, lib), *settings.jvm_options.split(),
         "-cp", _classpath(home, lib), ENTRY_POINT,
         f"--home-dir={home.root}", f"--config-dir={home.conf}",
     ]
@@ -207,12 +226,31 @@ def stop(settings: Settings, timeout: float = 60.0) -> bool:
     if pid is None:
         return False
     was_alive = _alive(pid)
+    pending = sorted(home.run.glob("classes-*.jsa.part")) + _dump_pending(pid)
+    killed = False
     if was_alive:
         os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
+        # Writing the class-data archive at exit takes a while on a busy machine.
+        deadline = time.monotonic() + (timeout * 4 if pending else timeout)
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.2)
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
+            killed = True
+    for part in home.run.glob("classes-*.jsa.part"):
+        if killed or not was_alive or part.stat().st_size == 0:
+            part.unlink()  # possibly half written: never map it
+        else:
+            part.replace(part.with_suffix(""))
     home.pid_file.unlink(missing_ok=True)
     return was_alive
+
+
+def _dump_pending(pid: int) -> list[Path]:
+    """Archive paths the process was told to write at exit (read from its command line)."""
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return []
+    flag = b"-XX:ArchiveClassesAtExit="
+    return [Path(a[len(flag):].decode()) for a in args if a.startswith(flag)]

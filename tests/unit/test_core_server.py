@@ -102,3 +102,33 @@ def test_live_pid_is_not_crashed(settings):
     home.create()
     home.pid_file.write_text(str(os.getpid()))
     assert process.status(settings).state is process.State.STARTING  # alive, no Bolt
+
+
+def test_class_data_archive_is_written_once_then_mapped(settings, tmp_path):
+    home = process.home_of(settings)
+    home.create()
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "a.jar").write_bytes(b"x")
+    java = find_java().executable
+    first = process._cds_options(settings, home, java, lib)
+    assert len(first) == 1 and first[0].startswith("-XX:ArchiveClassesAtExit=")
+    archive = Path(first[0].split("=", 1)[1].removesuffix(".part"))
+    archive.write_bytes(b"archive")
+    assert process._cds_options(settings, home, java, lib)[0] == f"-XX:SharedArchiveFile={archive}"
+    (lib / "b.jar").write_bytes(b"y")  # another jar set never maps the old archive
+    assert process._cds_options(settings, home, java, lib)[0].startswith("-XX:ArchiveClasses")
+    off = settings.model_copy(update={"class_data_sharing": False})
+    assert process._cds_options(off, home, java, lib) == []
+
+
+def test_half_written_archive_is_discarded(settings):
+    home = process.home_of(settings)
+    home.create()
+    part = home.run / "classes-0000.jsa.part"
+    part.write_bytes(b"partial")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    home.pid_file.write_text(str(dead.pid))
+    process.stop(settings)  # the process died on its own: its archive may be incomplete
+    assert not part.exists() and not part.with_suffix("").exists()

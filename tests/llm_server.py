@@ -23,6 +23,7 @@ added to every request. Usage is word counts unless the rule says `usage=False`.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -250,3 +251,94 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
             self.close_connection = True
+
+
+# -- a scripted stand-in for responder and judge models (evaluation tests and benchmarks) ----
+ANSWER_MARKER = "Answer the user's question"
+PATHS_MARKER = "strict evaluator of perspective alignment"
+FAITH_MARKER = "claim by claim"
+RELEVANCY_MARKER = "would be a complete and direct answer"
+_PATH_LINE = re.compile(r"^(P\d+): ", re.MULTILINE)
+
+
+def _user_text(body: dict[str, Any]) -> str:
+    return "\n".join(_content_text(m) for m in body.get("messages", []) if m.get("role") == "user")
+
+
+def scripted_answer(body: dict[str, Any]) -> str:
+    """A deterministic answer that restates the question and quotes the first document."""
+    text = _user_text(body)
+    question = text.rsplit("Question:", 1)[-1].strip()
+    doc = re.search(r"^\[1\] (.+)$", text, re.MULTILINE)
+    return f"In short, regarding {question[:80]!r}: " + (doc.group(1) if doc else
+                                                         "the first concept shapes the second.")
+
+
+def scripted_path_verdicts(body: dict[str, Any], present=lambda pid: int(pid[1:]) % 2 == 1):
+    """One verdict per checklist path; `present(path_id)` decides (default: odd ids)."""
+    text = _user_text(body)
+    checklist = text.split("Checklist of paths:", 1)[-1]
+    out = []
+    for block in re.split(r"\n(?=P\d+: )", checklist):
+        m = _PATH_LINE.match(block.strip())
+        if not m:
+            continue
+        pid = m.group(1)
+        n_edges = len(re.findall(r"^\s+edge \d+:", block, re.MULTILINE)) or 1
+        ok = bool(present(pid))
+        edges = [True] * n_edges if ok else [True] + [False] * (n_edges - 1)
+        out.append({"path_id": pid, "edges_present": edges, "present": ok,
+                    "reason": "scripted"})
+    return {"verdicts": out}
+
+
+def scripted_claims(body: dict[str, Any]) -> dict[str, Any]:
+    """Two claims: the first supported by S1 (when there are sources), the second not."""
+    has_source = "S1:" in _user_text(body)
+    return {"claims": [
+        {"claim": "The first concept shapes the second.", "supported": has_source,
+         "source_id": "S1" if has_source else None},
+        {"claim": "Something no source states.", "supported": False, "source_id": None}]}
+
+
+def scripted_relevancy(body: dict[str, Any]) -> dict[str, Any]:
+    n = re.search(r"write (\d+) different questions", _user_text(body))
+    return {"questions": [f"How does the first concept shape the second ({i})?"
+                          for i in range(int(n.group(1)) if n else 3)]}
+
+
+def add_eval_model(server: LLMTestServer, *, delay: float = 0.0,
+                   path_present=None) -> None:
+    """Rules that play both the responder and the judge of `kg eval` deterministically."""
+    paths = (scripted_path_verdicts if path_present is None
+             else (lambda body: scripted_path_verdicts(body, path_present)))
+    server.add_rule(match=PATHS_MARKER, reply=paths, delay=delay)
+    server.add_rule(match=FAITH_MARKER, reply=scripted_claims, delay=delay)
+    server.add_rule(match=RELEVANCY_MARKER, reply=scripted_relevancy, delay=delay)
+    server.add_rule(match=ANSWER_MARKER, reply=scripted_answer, delay=delay)
+
+
+def main() -> None:
+    """Serve from a process of its own (benchmarks: keeps the server off the client's CPU).
+
+    Prints `PORT <n>` on the first line, then serves until stdin closes or it is killed.
+    """
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--eval-model", action="store_true", help="add the scripted eval rules")
+    args = ap.parse_args()
+    server = LLMTestServer(latency=args.latency).start()
+    if args.eval_model:
+        add_eval_model(server)
+    print(f"PORT {server.port}", flush=True)
+    try:
+        sys.stdin.read()
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,1 +1,1 @@
-"""PerspectiveBench JSONL: models, strict parsing, validation, import into and export from the graph."""
+"""PerspectiveBench JSONL: models, strict parsing, validation, graph import and export."""

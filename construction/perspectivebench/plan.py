@@ -18,8 +18,9 @@ from pydantic import BaseModel, Field
 from construction.perspectivebench import ids
 from construction.perspectivebench.models import BenchQuestion, render_topic_words
 from construction.perspectivebench.paths import base_key
-from construction.perspectivebench.validation import LineRef
 from construction.perspectivebench.report import Problem
+from construction.perspectivebench.validation import LineRef
+from kg.store import check_identifier
 
 
 class ImportPlan(BaseModel):
@@ -95,22 +96,22 @@ class _Builder:
                 "topic_words": entry.topic_words, "provenance": self.provenance,
                 "text": concept_text(entry.summary, entry.topic_words),
             })
+            fact_uids = [self.fact(q.domain, s) for s in entry.key_evidence]
             if uid not in self.existing_concepts:
                 self.entries[uid] = render_pool_entry(entry.summary, entry.topic_words,
                                                       entry.key_evidence)
-                for rank, sentence in enumerate(entry.key_evidence):
-                    self.plan.key_evidence.append({"concept": uid, "rank": rank,
-                                                   "fact": self.fact(q.domain, sentence)})
+                self.plan.key_evidence.extend(
+                    {"concept": uid, "rank": rank, "fact": f} for rank, f in enumerate(fact_uids))
         canonical = self.entries[uid]
         if raw == canonical:
             return uid, None
-        for sentence in entry.key_evidence:
+        for sentence in entry.key_evidence:  # a variant's sentences are facts of the domain too
             self.fact(q.domain, sentence)
-        if canonical.get("Summary") != entry.summary:
-            where = "the graph" if uid in self.existing_concepts else "an earlier line"
+        # (two lines of one import that disagree are already reported by validation)
+        if uid in self.existing_concepts and canonical.get("Summary") != entry.summary:
             self.plan.warnings.append(Problem(
                 file=ref.file, line=ref.line, field=f"full_content_pool.{pool_key}.Summary",
-                message=f"concept {key} in {q.domain} has two summaries: {where}: "
+                message=f"concept {key} in {q.domain} has two summaries: the graph: "
                 f"{canonical.get('Summary')!r} / here: {entry.summary!r} (kept per question)"))
         return uid, json.dumps(raw, ensure_ascii=False)
 
@@ -124,6 +125,7 @@ class _Builder:
             for (a, b), label, reason in zip(
                 zip(p.keys, p.keys[1:], strict=False), p.labels, entry.reasons, strict=True
             ):
+                check_identifier(label, "relation label")  # parsed strictly already; re-checked
                 e_uid = ids.relates_uid(dom, a, label, b)
                 edge_uids.append(e_uid)
                 if self._once("edge", e_uid):

@@ -79,11 +79,7 @@ class _LineChecker:
             raw = RawLine.model_validate(obj)
         except ValidationError as exc:
             for err in exc.errors():
-                msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
-                if err["type"] == "missing":
-                    msg = "missing required field"
-                self.error(_loc(err["loc"]), f"{msg} (got {_short(err.get('input'))})"
-                           if err["type"] not in ("missing", "extra_forbidden") else msg)
+                self.error(_loc(err["loc"]), _pydantic_message(err))
             return None
         return self._semantics(raw, obj["full_content_pool"])
 
@@ -176,6 +172,19 @@ def _dupes(chk: _LineChecker, entries: list[PathEntry], what: str, key: Any) -> 
         seen.add(k)
 
 
+def _pydantic_message(err: Any) -> str:
+    kind = err["type"]
+    if kind == "missing":
+        return "missing required field"
+    if kind == "extra_forbidden":
+        return "unknown field"
+    if kind == "too_short":
+        return "empty: at least one item required"
+    if kind == "value_error":
+        return str(err.get("ctx", {}).get("error", err["msg"]))
+    return f"{err['msg']} (got {_short(err.get('input'))})"
+
+
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -225,7 +234,8 @@ class _CrossLine:
                 self.result.duplicates += 1
                 self.result.warnings.append(Problem(
                     file=ref.file, line=ref.line, field="id",
-                    message=f"id {q.id} ({q.domain}) repeats {where} with identical content; skipped"))
+                    message=f"id {q.id} ({q.domain}) repeats {where} with identical content; "
+                    "skipped"))
             else:
                 problem = Problem(file=ref.file, line=ref.line, field="id",
                                   message=f"id {q.id} ({q.domain}) already at {where} with "

@@ -54,3 +54,13 @@ def graph_counts(store: Store) -> dict[str, int]:
 def missing_topics(store: Store, topic_uids: list[str]) -> set[str]:
     found = {r["uid"] for r in store.query("perspectra/topic_uids", uids=topic_uids)}
     return set(topic_uids) - found
+
+
+def delete_perspectra(store: Store) -> None:
+    """Remove every PERSPECTRA node (and the answers of PERSPECTRA runs); nothing else."""
+    from kg import cypher_files
+
+    # CALL ... IN TRANSACTIONS needs auto-commit transactions.
+    with store.session() as s:
+        for name in ("perspectra/delete_run_answers", "perspectra/delete_nodes"):
+            s.run(cypher_files.load(name)).consume()

@@ -114,11 +114,7 @@ def validation_messages(err: ValidationError) -> list[tuple[str, str]]:
         path = ""
         for part in e["loc"]:
             path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-        msg = e["msg"]
-        if e["type"] in {"too_short", "too_long"}:
-            got = e.get("input")
-            msg = f"{msg} (got {len(got)})" if isinstance(got, list) else msg
-        out.append((path or "<record>", msg))
+        out.append((path or "<record>", e["msg"]))
     return out
 
 

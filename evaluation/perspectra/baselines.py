@@ -27,7 +27,7 @@ from evaluation.perspectra.task_items import LETTERS, BuildSpec, TaskItem
 Encoder = Callable[[list[str]], np.ndarray]
 BASELINE_NAMES = {"t1": "baseline:agglomerative", "t2": "baseline:most-similar",
                   "t3": "baseline:centroid"}
-THRESHOLD_GRID = tuple(round(x, 3) for x in np.arange(0.05, 1.2, 0.025))
+THRESHOLD_GRID = tuple(round(float(x), 3) for x in np.arange(0.05, 1.2, 0.025))
 
 
 class Embeddings:

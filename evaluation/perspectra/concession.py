@@ -5,8 +5,8 @@ lead-in words such as "look," or "honestly,"). Subordinating markers (while, alt
 even though, even if, whilst, despite) already carry the turn in their main clause, so a comma
 closing the concessive clause in that sentence counts as the turn; free-standing markers (sure,
 granted, admittedly, of course, true, I get/understand/know that, it's true that, yes) need an
-explicit contrast word in that sentence or the next (but, however, yet, still, nevertheless, nonetheless, that said, on
-the other hand, at the end of the day, ultimately, the thing is).
+explicit contrast word in that sentence or the next (but, however, yet, still, nevertheless,
+nonetheless, that said, on the other hand, at the end of the day, ultimately, the thing is).
 """
 
 from __future__ import annotations

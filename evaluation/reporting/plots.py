@@ -19,7 +19,7 @@ def bar_by_group(series: Mapping[str, Mapping[str, CI]], path: Path, *, title: s
     groups = list(dict.fromkeys(g for s in series.values() for g in s))
     n = max(1, len(series))
     width = 0.8 / n
-    fig, ax = plt.subplots(figsize=(max(5, 1.5 * len(groups) + 2), 4), dpi=100)
+    fig, ax = plt.subplots(figsize=(max(6, 1.5 * len(groups) + 4), 4), dpi=100)
     for i, (name, values) in enumerate(series.items()):
         xs, ys, lo, hi = [], [], [], []
         for j, g in enumerate(groups):
@@ -34,7 +34,7 @@ def bar_by_group(series: Mapping[str, Mapping[str, CI]], path: Path, *, title: s
     ax.set_xticks(range(len(groups)), [str(g) for g in groups])
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

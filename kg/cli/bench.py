@@ -1,9 +1,349 @@
-"""`kg` commands of this area (filled in by its issue)."""
+"""PerspectiveBench commands: import/export the benchmark, statistics, paths, perspectives,
+questions and concepts. Heavy work is imported inside the commands so `kg --help` stays fast.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+from rich.table import Table
+
+from kg.cli.console import console, err_console, fail
+
+if TYPE_CHECKING:
+    from construction.graph_queries.concepts import ConceptHit
+    from kg.store import Store
+
+import_app = typer.Typer(help="Import benchmark files into the graph.", no_args_is_help=True)
+export_app = typer.Typer(help="Export benchmark files from the graph.", no_args_is_help=True)
+question_app = typer.Typer(help="Inspect benchmark questions.", no_args_is_help=True)
+
+
+class Fmt(StrEnum):
+    table = "table"
+    json = "json"
+
+
+class StatsFmt(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+DomainOpt = Annotated[str | None, typer.Option("--domain", "-d", help="Only this domain.")]
+PaletteOpt = Annotated[list[str] | None, typer.Option(
+    "--palette", help="Relation palette JSON (label -> category), [DOMAIN=]FILE; repeatable.")]
+
+
+@contextmanager
+def _store() -> Iterator[Store]:
+    from neo4j.exceptions import Neo4jError, ServiceUnavailable
+
+    from kg.store import Store, StoreError
+
+    # Schema hints ("property does not exist yet") are noise on an empty graph.
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+    try:
+        with Store() as store:
+            yield store
+    except (StoreError, ServiceUnavailable, Neo4jError) as e:
+        fail(f"{type(e).__name__}: {e}")
+
+
+def _echo_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _load_palettes(specs: list[str] | None) -> dict[str, str]:
+    from construction.graph_queries.perspectives import palette_map
+
+    merged: dict[str, str] = {}
+    for spec in specs or []:
+        path = Path(spec.split("=", 1)[1] if "=" in spec and not Path(spec).exists() else spec)
+        try:
+            merged.update(palette_map(json.loads(path.read_text(encoding="utf-8"))))
+        except (OSError, ValueError) as e:
+            fail(f"palette {path}: {e}")
+    return merged
+
+
+# ---------------------------------------------------------------- import / export
+@import_app.command("perspectivebench")
+def import_perspectivebench_cmd(
+    files: Annotated[list[Path], typer.Argument(help="PerspectiveBench JSONL files.")],
+    skip_invalid: Annotated[bool, typer.Option(
+        help="Import the good lines; write the bad ones with their reasons to --rejects.")] = False,
+    rejects: Annotated[Path | None, typer.Option(help="Where --skip-invalid writes rejected "
+                                                 "lines (JSONL).")] = None,
+    palette: PaletteOpt = None,
+    max_line_bytes: Annotated[int, typer.Option(help="Longest accepted line.")] = 4 * 1024 * 1024,
+    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+) -> None:
+    """Import PerspectiveBench questions (validated first; bad input writes nothing)."""
+    from construction.perspectivebench.importer import import_perspectivebench
+    from construction.perspectivebench.report import ImportValidationError, format_problems
+
+    if skip_invalid and rejects is None:
+        rejects = Path("perspectivebench.rejects.jsonl")
+    with _store() as store:
+        try:
+            report = import_perspectivebench(
+                store, files, skip_invalid=skip_invalid, rejects_path=rejects,
+                palette=_load_palettes(palette) or None, max_line_bytes=max_line_bytes)
+        except ImportValidationError as e:
+            fail(f"{len(e.problems)} problem(s); nothing was written:\n"
+                 + format_problems(e.problems))
+    if fmt is Fmt.json:
+        _echo_json(report.model_dump() | {"nodes_created": report.nodes_created})
+        return
+    t = Table(title="PerspectiveBench import", show_header=False)
+    for k in ["lines_read", "questions_valid", "questions_written", "duplicates_skipped",
+              "invalid_skipped", "blank_lines", "domains", "concepts", "facts", "edges", "paths"]:
+        t.add_row(k, f"{getattr(report, k):,}")
+    t.add_row("nodes created", ", ".join(f"{k} {v:+,}" for k, v in report.nodes_created.items())
+              or "none (already imported)")
+    t.add_row("seconds", f"{report.seconds:.2f}")
+    if report.rejects_path:
+        t.add_row("rejects written to", report.rejects_path)
+    console.print(t)
+    if report.warnings:
+        err_console.print(f"[yellow]{len(report.warnings)} warning(s):[/]", highlight=False)
+        err_console.print(format_problems(report.warnings), highlight=False, markup=False,
+                          soft_wrap=True)
+    if report.errors:
+        err_console.print(f"[red]{len(report.errors)} rejected problem(s):[/]", highlight=False)
+        err_console.print(format_problems(report.errors), highlight=False, markup=False,
+                          soft_wrap=True)
+
+
+@export_app.command("perspectivebench")
+def export_perspectivebench_cmd(
+    out: Annotated[Path, typer.Argument(help="Output JSONL file.")],
+    domain: DomainOpt = None,
+) -> None:
+    """Write the graph's questions back in the PerspectiveBench JSONL format."""
+    from construction.perspectivebench.exporter import ExportError, export_perspectivebench
+
+    with _store() as store:
+        try:
+            n = export_perspectivebench(store, out, domain=domain)
+        except ExportError as e:
+            fail(str(e))
+    console.print(f"wrote {n:,} question(s) to {out}", highlight=False)
+
+
+# ---------------------------------------------------------------- stats
+def stats(
+    domain: DomainOpt = None,
+    fmt: Annotated[StatsFmt, typer.Option("--format")] = StatsFmt.table,
+) -> None:
+    """Questions and mean valid/target/distractor paths per domain and hop, plus the cover-all
+    baseline (an answer that states every valid path)."""
+    from construction.graph_queries.stats import benchmark_stats
+
+    with _store() as store:
+        rows = benchmark_stats(store, domain)
+    data = [r.model_dump() for r in rows]
+    if fmt is StatsFmt.json:
+        _echo_json(data)
+        return
+    if fmt is StatsFmt.csv:
+        import csv
+
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(data[0]) if data else ["domain"])
+        writer.writeheader()
+        writer.writerows(data)
+        return
+    if not rows:
+        console.print("no questions in the graph")
+        return
+    t = Table(title="PerspectiveBench statistics (cover-all = answer states every valid path)")
+    for col in ["domain", "hop", "questions", "valid", "target", "distractor", "cover-all P",
+                "cover-all R", "cover-all PAS"]:
+        t.add_column(col, justify="left" if col == "domain" else "right")
+    for r in rows:
+        style = "bold" if r.hop == "ALL" else None
+        t.add_row(r.domain, str(r.hop), f"{r.questions:,}", f"{r.mean_valid:.2f}",
+                  f"{r.mean_targets:.2f}", f"{r.mean_distractors:.2f}",
+                  f"{100 * r.cover_all_precision:.1f}", f"{100 * r.cover_all_recall:.1f}",
+                  f"{100 * r.cover_all_pas:.1f}", style=style)
+    console.print(t)
+
+
+# ---------------------------------------------------------------- concepts
+def _hits_table(title: str, hits: list[ConceptHit], score: bool = False) -> Table:
+    t = Table(title=title)
+    for col in ["domain", "key", "out", "in", "questions", *(["score"] if score else []),
+                "summary"]:
+        t.add_column(col, overflow="fold")
+    for h in hits:
+        summary = (h.summary or "")[:100] + ("..." if len(h.summary or "") > 100 else "")
+        t.add_row(h.domain, h.key, str(h.out_edges), str(h.in_edges), str(h.questions),
+                  *([f"{h.score:.2f}"] if score else []), summary)
+    return t
+
+
+def _resolve(store: Store, text: str, domain: str | None, role: str) -> ConceptHit:
+    from construction.graph_queries.concepts import find_concept
+
+    m = find_concept(store, text, domain=domain)
+    if m.chosen is not None:
+        if m.how == "fulltext":
+            err_console.print(f"{role} {text!r} matched {m.chosen.domain}/{m.chosen.key}: "
+                              f"{(m.chosen.summary or '')[:90]}", highlight=False, markup=False)
+        return m.chosen
+    if not m.candidates:
+        fail(f"{role} {text!r}: no concept has this key or matches this text")
+    err_console.print(_hits_table(f"{role} {text!r} matches several concepts", m.candidates,
+                                  score=True))
+    if sys.stdin.isatty():
+        choice = typer.prompt(f"pick {role} (1-{len(m.candidates)})", type=int)
+        if 1 <= choice <= len(m.candidates):
+            return m.candidates[choice - 1]
+    fail(f"{role} {text!r} is ambiguous: pass a concept key (and --domain)", code=2)
+
+
+def concepts(
+    domain: DomainOpt = None,
+    search: Annotated[str | None, typer.Option("--search", "-s", help="Full-text search.")] = None,
+    limit: Annotated[int, typer.Option(help="Most rows shown.")] = 200,
+    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+) -> None:
+    """List concepts, or search them by text (key, summary, topic words)."""
+    from construction.graph_queries.concepts import list_concepts, search_concepts
+
+    with _store() as store:
+        hits = (search_concepts(store, search, domain=domain, limit=limit) if search
+                else list_concepts(store, domain=domain, limit=limit))
+    if fmt is Fmt.json:
+        _echo_json([h.model_dump() for h in hits])
+        return
+    console.print(_hits_table(f"concepts matching {search!r}" if search else "concepts", hits,
+                              score=bool(search)))
+
+
+# ---------------------------------------------------------------- paths / perspectives
+def paths(
+    a: Annotated[str, typer.Argument(help="Start concept: key or free text.")],
+    b: Annotated[str, typer.Argument(help="End concept: key or free text.")],
+    max_hops: Annotated[int, typer.Option(min=1, max=3)] = 3,
+    domain: DomainOpt = None,
+    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+) -> None:
+    """Every simple directed path of 1..max-hops edges from A to B, grouped by label signature."""
+    from construction.graph_queries.paths import paths_between
+
+    with _store() as store:
+        start = _resolve(store, a, domain, "A")
+        end = _resolve(store, b, domain or start.domain, "B")
+        if start.uid == end.uid:
+            fail("A and B are the same concept")
+        groups = paths_between(store, start.uid, end.uid, max_hops=max_hops)
+    if fmt is Fmt.json:
+        _echo_json({"start": start.model_dump(), "end": end.model_dump(), "groups": [
+            {"labels": g.labels, "paths": [p.model_dump() | {"signature": p.signature}
+                                           for p in g.paths]} for g in groups]})
+        return
+    n = sum(len(g.paths) for g in groups)
+    t = Table(title=f"{n} path(s) {start.domain}/{start.key} -> {end.key} in {len(groups)} "
+              f"label signature(s)", show_lines=True)
+    for col in ["label signature", "path", "reasons"]:
+        t.add_column(col, overflow="fold")
+    for g in groups:
+        for i, p in enumerate(g.paths):
+            reasons = "\n".join(f"{k} -{lab}-> : {r or ''}" for k, lab, r
+                                in zip(p.keys, p.labels, p.reasons, strict=False))
+            t.add_row(g.label_signature if i == 0 else "", p.signature, reasons)
+    console.print(t)
+
+
+def perspectives(
+    a: Annotated[str, typer.Argument(help="Start concept: key or free text.")],
+    b: Annotated[str, typer.Argument(help="End concept: key or free text.")],
+    domain: DomainOpt = None,
+    palette: PaletteOpt = None,
+    max_hops: Annotated[int, typer.Option(min=1, max=3)] = 3,
+    cutoff: Annotated[float, typer.Option(help="Jaccard similarity at which GDS merges two "
+                                          "groups.", min=0.0, max=1.0)] = 0.75,
+    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+) -> None:
+    """Group the paths between A and B into perspectives (relation categories, merged with GDS)
+    and show which imported questions target each."""
+    from construction.graph_queries.perspectives import group_perspectives
+
+    with _store() as store:
+        start = _resolve(store, a, domain, "A")
+        end = _resolve(store, b, domain or start.domain, "B")
+        groups = group_perspectives(store, start.domain, start.key, end.key,
+                                    _load_palettes(palette) or None, max_hops=max_hops,
+                                    merge_cutoff=cutoff)
+    if fmt is Fmt.json:
+        _echo_json([g.model_dump() | {"signatures": g.signatures} for g in groups])
+        return
+    t = Table(title=f"{len(groups)} perspective(s) {start.domain}/{start.key} -> {end.key}",
+              show_lines=True)
+    for col in ["perspective", "paths", "questions targeting it"]:
+        t.add_column(col, overflow="fold")
+    for g in groups:
+        merged = "" if len(g.keys) == 1 else f"\n(merged {len(g.keys)} groups)"
+        qs = "\n".join(f"#{q.id} [{q.theme}]" for q in g.questions) or "-"
+        t.add_row(g.name + merged, "\n".join(g.signatures), qs)
+    console.print(t)
+
+
+# ---------------------------------------------------------------- questions
+@question_app.command("show")
+def question_show(
+    qid: Annotated[int, typer.Argument(metavar="ID", help="The question's id in the file.")],
+    domain: DomainOpt = None,
+    palette: PaletteOpt = None,
+    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+) -> None:
+    """A question: text, theme, target and distractor paths (with their perspective group),
+    focused evidence and concept pool."""
+    from construction.graph_queries.questions import annotate_perspectives, question_details
+
+    with _store() as store:
+        found = question_details(store, qid, domain)
+        if not found:
+            fail(f"no question with id {qid}" + (f" in {domain}" if domain else ""))
+        if len(found) > 1:
+            fail(f"id {qid} exists in {', '.join(q.domain for q in found)}: pass --domain")
+        q = found[0]
+        annotate_perspectives(store, q, _load_palettes(palette) or None)
+    if fmt is Fmt.json:
+        _echo_json(q.model_dump())
+        return
+    console.print(f"[bold]#{q.id}[/] {q.domain}, {q.hop}-hop, theme [cyan]{q.theme}[/]",
+                  highlight=False)
+    console.print(q.text or "", highlight=False, markup=False)
+    t = Table(title="valid paths", show_lines=True)
+    for col in ["role", "name", "path", "perspective group"]:
+        t.add_column(col, overflow="fold")
+    for p in q.paths:
+        t.add_row(p.role, p.name or "", p.signature, p.perspective or "-",
+                  style="green" if p.role == "target" else None)
+    console.print(t)
+    console.print("[bold]focused evidence[/]")
+    for i, s in enumerate(q.evidence):
+        console.print(f"  {i + 1}. {s}", highlight=False, markup=False)
+    console.print("[bold]concept pool[/]: " + ", ".join(p["key"] for p in q.pool), highlight=False)
 
 
 def register(app: typer.Typer) -> None:
     """Attach this area's commands to the main app."""
+    app.add_typer(import_app, name="import")
+    app.add_typer(export_app, name="export")
+    app.add_typer(question_app, name="question")
+    app.command("stats")(stats)
+    app.command("paths")(paths)
+    app.command("perspectives")(perspectives)
+    app.command("concepts")(concepts)

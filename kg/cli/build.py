@@ -1,9 +1,170 @@
-"""`kg` commands of this area (filled in by its issue)."""
+"""`kg build DOMAIN --chunks FILE ...` (the whole construction pipeline) and
+`kg build STAGE DOMAIN ...` (one stage). Offline unless `--model` names a builder model."""
 
 from __future__ import annotations
 
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
 import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from kg.cli.console import console, fail
+
+STAGE_NAMES = ("chunks", "facts", "embeddings", "clusters", "concepts", "pairs",
+               "relations", "paths", "questions", "evidence")
+SUMMARY_ROWS = [
+    ("chunks", "chunks"), ("facts", "facts"), ("merged duplicates", "merged_duplicates"),
+    ("concepts", "concepts"), ("outliers (unclustered facts)", "outliers"),
+    ("candidate pairs", "candidate_pairs"), ("edges", "edges"),
+    ("multi-relation pairs", "multi_relation_pairs"), ("paths", "paths"),
+    ("perspectives", "perspectives"), ("questions", "questions"),
+    ("evidence links", "evidence"), ("tokens in", "tokens_in"), ("tokens out", "tokens_out"),
+]
+
+
+class _RateColumn(ProgressColumn):
+    """Items per second of a stage."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:6.1f}/s" if speed else "      -/s", style="cyan")
+
+
+class _Bar:
+    def __init__(self, progress: Progress, label: str, total: int) -> None:
+        self.progress = progress
+        self.task = progress.add_task(label, total=max(total, 0))
+
+    def advance(self, n: int = 1) -> None:
+        self.progress.advance(self.task, n)
+
+    def close(self) -> None:
+        self.progress.update(self.task, completed=self.progress.tasks[self.task].total)
+
+
+def _summary_table(result: Any) -> Table:
+    table = Table(title=f"build of {result.domain} ({result.status}, {result.seconds:.1f} s)")
+    table.add_column("graph")
+    table.add_column("total", justify="right")
+    for label, key in SUMMARY_ROWS:
+        table.add_row(label, str(result.summary.get(key, 0)))
+    return table
+
+
+def _stage_table(result: Any) -> Table:
+    table = Table(title="stages (this run)")
+    for col in ("stage", "items", "resumed", "written", "rejected", "skipped", "seconds"):
+        table.add_column(col, justify="left" if col == "stage" else "right")
+    for s in result.stages:
+        table.add_row(s["stage"], str(s["items"]), str(s["resumed"]), str(s["written"]),
+                      str(s["rejected"]), str(s["skipped"]), f"{s['seconds']:.2f}")
+    return table
 
 
 def register(app: typer.Typer) -> None:
     """Attach this area's commands to the main app."""
+
+    @app.command("build")
+    def build(
+        target: str = typer.Argument(..., help="DOMAIN for a whole build, or a STAGE name "
+                                     f"({', '.join(STAGE_NAMES)}) followed by DOMAIN"),
+        domain_arg: str | None = typer.Argument(None, metavar="[DOMAIN]",
+                                                help="the domain when TARGET is a stage"),
+        chunks: list[Path] = typer.Option(  # noqa: B006 - typer needs a list default
+            [], "--chunks", help="chunk JSON ({id, subject, source, text}) or text files"),
+        palette: Path | None = typer.Option(None, help="relation palette JSON (published "
+                                            "format); stored on the domain for later runs"),
+        model: str | None = typer.Option(None, help="builder model (provider/name); "
+                                         "offline heuristics when omitted"),
+        base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint"),
+        api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the key"),
+        no_cache: bool = typer.Option(False, "--no-cache", help="bypass the response cache"),
+        from_stage: str | None = typer.Option(None, help="rerun from this stage on"),
+        allow_new_relations: bool = typer.Option(False, help="accept model labels outside "
+                                                 "the palette (recorded with descriptions)"),
+        chunk_size: int = typer.Option(1000, help="characters per chunk for text files"),
+        chunk_overlap: int = typer.Option(150, help="overlap between text chunks"),
+        embedding_model: str = typer.Option("all-MiniLM-L6-v2"),
+        duplicate_cosine: float = typer.Option(0.95, help="merge facts at this cosine"),
+        umap: bool = typer.Option(True, help="UMAP reduction before HDBSCAN"),
+        min_cluster_size: int = typer.Option(10, help="HDBSCAN (scaled down for small "
+                                             "corpora)"),
+        min_pair_score: float = typer.Option(4.0, help="keep concept pairs scoring this"),
+        top_k: int = typer.Option(3, help="keep each concept's top k pairs (0 = all pairs "
+                                  "scoring at least --min-pair-score)"),
+        concurrency: int = typer.Option(4, help="model calls in flight"),
+        as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+        verbose: bool = typer.Option(False, "-v", "--verbose", help="log each stage"),
+    ) -> None:
+        """Build a perspective benchmark for DOMAIN from text, into the graph (resumable)."""
+        from construction.build.chunks import ChunkInputError
+        from construction.build.config import BuildConfig
+        from construction.build.palette import PaletteError
+        from construction.build.runner import build_domain
+        from kg.store import Store
+
+        if target in STAGE_NAMES:
+            if not domain_arg:
+                fail(f"`kg build {target} DOMAIN`: name the domain to run stage {target} on")
+            only, domain = [target], domain_arg
+        else:
+            if domain_arg:
+                fail(f"{target!r} is not a stage ({', '.join(STAGE_NAMES)})")
+            only, domain = None, target
+        if from_stage and from_stage not in STAGE_NAMES:
+            fail(f"--from-stage {from_stage!r}: stages are {', '.join(STAGE_NAMES)}")
+        if only == ["chunks"] and not chunks:
+            fail("stage chunks needs --chunks FILE")
+        logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                            format="%(levelname)s %(name)s: %(message)s")
+        # Server notifications (unknown property keys on a fresh graph) are not user errors.
+        logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+        try:
+            cfg = BuildConfig(
+                domain=domain, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
+                embedding_model=embedding_model, duplicate_cosine=duplicate_cosine,
+                use_umap=umap, min_cluster_size=min_cluster_size,
+                min_pair_score=min_pair_score, top_k_pairs=top_k or None,
+                allow_new_relations=allow_new_relations, concurrency=concurrency)
+        except ValueError as exc:
+            fail(str(exc))
+        llm = None
+        if model:
+            from construction.build.llm_route import make_build_llm
+
+            llm = make_build_llm(model, base_url, api_key_env=api_key_env,
+                                 cache=not no_cache, concurrency=concurrency)
+        with Store() as store, Progress(
+            TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(),
+            TaskProgressColumn(), _RateColumn(), TimeElapsedColumn(), console=console,
+            transient=as_json, disable=as_json,
+        ) as progress:
+            try:
+                result = build_domain(
+                    store, cfg, chunk_paths=list(chunks) or None, palette_path=palette,
+                    llm=llm, from_stage=from_stage, only=only,
+                    progress=lambda label, total: _Bar(progress, label, total))
+            except (ChunkInputError, PaletteError, ValueError) as exc:
+                fail(str(exc))
+        if as_json:
+            console.print_json(json.dumps(result.model_dump()))
+            return
+        console.print(_stage_table(result))
+        console.print(_summary_table(result))
+        for s in result.stages:
+            for note in s["notes"]:
+                console.print(f"[dim]{s['stage']}: {note}[/]", highlight=False)

@@ -1,9 +1,284 @@
-"""`kg` commands of this area (filled in by its issue)."""
+"""`kg eval run|judge|report|compare|agreement|runs`: evaluate models on the stored questions."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from kg.cli.console import console, fail
+
+eval_app = typer.Typer(help="Ask models the stored questions, judge, score and report.",
+                       no_args_is_help=True)
+
+_OFFLINE = ("cover-all", "target-only", "empty")
+
+
+def _llm(model: str, base_url: str | None, role: str, *, api_key_env: str, concurrency: int,
+         no_cache: bool, max_cost: float | None, prices: Path | None, **kw: Any):
+    from kg.llm import LLMConfig, Price
+
+    table = {}
+    if prices is not None:
+        try:
+            raw = json.loads(prices.read_text(encoding="utf-8"))
+            table = {k: Price(**v) for k, v in raw.items()}
+        except (OSError, ValueError, TypeError) as exc:
+            fail(f"{prices}: not a price table ({{model: {{input_per_mtok, output_per_mtok}}}}):"
+                 f" {exc}")
+    values = {k: v for k, v in kw.items() if v is not None}
+    return LLMConfig(model=model, base_url=base_url, role=role, api_key_env=api_key_env,
+                     concurrency=concurrency, cache=not no_cache, max_cost=max_cost,
+                     prices=table, **values)
+
+
+def _store():
+    from kg.store import Store, StoreError
+
+    try:
+        return Store()
+    except StoreError as exc:
+        fail(str(exc))
+
+
+def _execute(spec) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from evaluation.questions import EvalInputError
+    from evaluation.runner import execute
+
+    with _store() as store, Progress("[progress.description]{task.description}", BarColumn(),
+                                     MofNCompleteColumn(), TimeElapsedColumn(),
+                                     console=console, transient=True) as bar:
+        task = bar.add_task("questions", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            summary = execute(store, spec, progress)
+        except (EvalInputError, ValueError) as exc:
+            fail(str(exc))
+    console.print(f"run [bold]{summary.run_id}[/]: {summary.status} — {summary.completed} "
+                  f"question(s) judged now, {summary.done_before} before, {summary.failed} "
+                  f"failed, {summary.skipped_invalid} skipped as invalid; "
+                  f"{summary.calls} model call(s), {summary.cached_calls} from cache; "
+                  f"{summary.elapsed_s:.1f} s")
+    for err in summary.errors[:10]:
+        console.print(f"  [yellow]![/] {err}", highlight=False)
+    console.print(f"report: kg eval report {summary.run_id}")
+    if summary.status != "completed":
+        raise typer.Exit(2)
+
+
+@eval_app.command("run")
+def run_cmd(
+    responder: str = typer.Option("llm", help="llm (needs --model) or an offline baseline: "
+                                  "cover-all, target-only, empty"),
+    model: str = typer.Option(None, help="responder model, e.g. openai/gpt-4o"),
+    base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the responder"),
+    judge: str = typer.Option("embedding", help="'embedding' (offline baseline judge) or a "
+                              "judge model such as openai/gpt-4o"),
+    judge_base_url: str = typer.Option(None, help="endpoint of the judge (default: --base-url)"),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the responder key"),
+    judge_api_key_env: str = typer.Option(None, help="env var with the judge key"),
+    setting: str = typer.Option("oracle", help="base, oracle, noisy, rag-bm25, rag-dense"),
+    strategy: str = typer.Option("plain", help="plain, one-shot, negative"),
+    gt: str = typer.Option("evidence", "--gt", help="faithfulness ground truth: evidence, full"),
+    domain: list[str] = typer.Option(None, help="only these domains (repeatable)"),
+    hop: list[int] = typer.Option(None, help="only these hops (repeatable)"),
+    limit: int = typer.Option(None, help="first N questions (by domain, id)"),
+    run_id: str = typer.Option(None, help="run id; an existing id resumes that run"),
+    concurrency: int = typer.Option(8, help="requests in flight per role"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="do not use the response cache"),
+    max_cost: float = typer.Option(None, help="stop once this many dollars are spent"),
+    prices: Path = typer.Option(None, help="JSON price table {model: {input_per_mtok, ...}}"),
+    temperature: float = typer.Option(None), max_tokens: int = typer.Option(None),
+    reasoning_effort: str = typer.Option(None, help="minimal, low, medium, high"),
+    timeout: float = typer.Option(None, help="seconds per request"),
+    noise: int = typer.Option(5, help="Noisy: extra facts from the question's own graph"),
+    top_k: int = typer.Option(None, help="RAG: facts retrieved (default: Noisy's count)"),
+    seed: int = typer.Option(0), relevancy_n: int = typer.Option(3, help="questions "
+                                                                 "regenerated for relevancy"),
+    path_threshold: float = typer.Option(0.8, help="embedding judge: edge cosine threshold"),
+    claim_threshold: float = typer.Option(0.7, help="embedding judge: claim cosine threshold"),
+    skip_invalid: bool = typer.Option(False, help="skip unscorable questions (counted)"),
+) -> None:
+    """Answer the selected questions with a responder, judge every answer, store the run."""
+    from evaluation.models import GroundTruth, Setting, Strategy
+    from evaluation.spec import RunSpec
+
+    try:
+        common = {"no_cache": no_cache, "max_cost": max_cost, "prices": prices,
+                  "concurrency": concurrency, "timeout_s": timeout}
+        r_llm = None
+        if responder == "llm":
+            if not model:
+                fail("--responder llm needs --model (or use an offline baseline: "
+                     "--responder cover-all|target-only|empty)")
+            r_llm = _llm(model, base_url, "responder", api_key_env=api_key_env,
+                         temperature=temperature, max_tokens=max_tokens,
+                         reasoning_effort=reasoning_effort, **common)
+        elif responder not in _OFFLINE:
+            fail(f"unknown responder {responder!r}: llm, {', '.join(_OFFLINE)}")
+        j_llm = None
+        if judge != "embedding":
+            j_llm = _llm(judge, judge_base_url or base_url, "judge",
+                         api_key_env=judge_api_key_env or api_key_env, **common)
+        spec = RunSpec(
+            kind="eval", run_id=run_id, responder=responder, responder_llm=r_llm,
+            judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
+            setting=Setting(setting), strategy=Strategy(strategy), gt=GroundTruth(gt),
+            noise=noise, top_k=top_k, seed=seed, relevancy_n=relevancy_n,
+            path_threshold=path_threshold, claim_threshold=claim_threshold,
+            domains=domain or None, hops=hop or None, limit=limit, skip_invalid=skip_invalid)
+    except ValueError as exc:
+        fail(str(exc))
+    _execute(spec)
+
+
+@eval_app.command("judge")
+def judge_cmd(
+    run: str = typer.Option(..., "--run", help="the run whose stored answers are judged"),
+    judge: str = typer.Option(..., help="'embedding' or a judge model, e.g. openai/gpt-4o"),
+    base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the judge"),
+    api_key_env: str = typer.Option("OPENAI_API_KEY"),
+    run_id: str = typer.Option(None, help="id of the judge run (resumes when it exists)"),
+    gt: str = typer.Option("evidence", "--gt", help="evidence or full"),
+    concurrency: int = typer.Option(8), no_cache: bool = typer.Option(False, "--no-cache"),
+    max_cost: float = typer.Option(None), prices: Path = typer.Option(None),
+    timeout: float = typer.Option(None), seed: int = typer.Option(0),
+    relevancy_n: int = typer.Option(3), path_threshold: float = typer.Option(0.8),
+    claim_threshold: float = typer.Option(0.7),
+) -> None:
+    """Judge a run's stored answers again with another judge (the responder is not asked)."""
+    from evaluation.models import GroundTruth
+    from evaluation.spec import RunSpec
+
+    try:
+        j_llm = None if judge == "embedding" else _llm(
+            judge, base_url, "judge", api_key_env=api_key_env, concurrency=concurrency,
+            no_cache=no_cache, max_cost=max_cost, prices=prices, timeout_s=timeout)
+        spec = RunSpec(kind="judge", run_id=run_id, source_run=run,
+                       judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
+                       gt=GroundTruth(gt), seed=seed, relevancy_n=relevancy_n,
+                       path_threshold=path_threshold, claim_threshold=claim_threshold)
+    except ValueError as exc:
+        fail(str(exc))
+    _execute(spec)
+
+
+def _formats(value: str) -> list[str]:
+    out = [f.strip() for f in value.split(",") if f.strip()]
+    bad = [f for f in out if f not in ("csv", "json", "md")]
+    if bad:
+        fail(f"unknown format(s) {', '.join(bad)}: csv, json, md")
+    return out
+
+
+def _print_tables(tables) -> None:
+    for t in tables:
+        console.print(t.to_markdown(), highlight=False, markup=False, soft_wrap=True)
+
+
+@eval_app.command("report")
+def report_cmd(
+    runs: list[str] = typer.Argument(..., help="run ids"),
+    out: Path = typer.Option(None, help="write CSV/JSON/Markdown tables and PNG plots here"),
+    formats: str = typer.Option("csv,json,md", help="comma-separated: csv, json, md"),
+    plots: bool = typer.Option(True, help="PNG plots (with --out)"),
+) -> None:
+    """Per-hop, overall, per-domain and per-theme tables with bootstrap 95% CIs."""
+    from evaluation.questions import EvalInputError
+    from evaluation.report import build_report
+
+    with _store() as store:
+        try:
+            rep = build_report(store, runs, out, _formats(formats), plots)
+        except EvalInputError as exc:
+            fail(str(exc))
+    _print_tables(rep.tables.values())
+    if out is not None:
+        (out / "report.md").write_text(rep.markdown(), encoding="utf-8")
+        console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
+
+
+@eval_app.command("compare")
+def compare_cmd(
+    run_a: str = typer.Argument(...), run_b: str = typer.Argument(...),
+    out: Path = typer.Option(None), formats: str = typer.Option("csv,json,md"),
+) -> None:
+    """Paired bootstrap of B - A on the questions both runs judged."""
+    from evaluation.questions import EvalInputError
+    from evaluation.report import compare_runs
+    from evaluation.reporting import export_table
+
+    with _store() as store:
+        try:
+            table = compare_runs(store, run_a, run_b)
+        except EvalInputError as exc:
+            fail(str(exc))
+    _print_tables([table])
+    if out is not None:
+        export_table(table, out, f"compare_{run_a}_{run_b}", _formats(formats))
+
+
+@eval_app.command("agreement")
+def agreement_cmd(
+    run_1: str = typer.Argument(...), run_2: str = typer.Argument(...),
+    out: Path = typer.Option(None), formats: str = typer.Option("csv,json,md"),
+) -> None:
+    """Two judges on the same answers: percent agreement, Cohen's kappa, confusion matrix."""
+    from evaluation.questions import EvalInputError
+    from evaluation.report import judge_agreement
+    from evaluation.reporting import export_table
+
+    with _store() as store:
+        try:
+            summary, confusion = judge_agreement(store, run_1, run_2)
+        except EvalInputError as exc:
+            fail(str(exc))
+    _print_tables([summary, confusion])
+    if out is not None:
+        export_table(summary, out, f"agreement_{run_1}_{run_2}", _formats(formats))
+        export_table(confusion, out, f"confusion_{run_1}_{run_2}", _formats(formats))
+
+
+@eval_app.command("runs")
+def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
+    """List the runs stored in the graph."""
+    from rich.table import Table
+
+    from evaluation.runs import list_runs
+
+    with _store() as store:
+        rows = list_runs(store)
+    if as_json:
+        keep = ("uid", "kind", "status", "roles", "judge", "setting", "strategy", "gt",
+                "source_run", "judged", "failed", "tokens_in", "tokens_out", "calls",
+                "cached_calls", "cost", "version", "started_at", "ended_at", "prompt_hashes")
+        typer.echo(json.dumps([{k: r.get(k) for k in keep} for r in rows], indent=2,
+                              default=str))
+        return
+    if not rows:
+        console.print("no runs yet: `kg eval run --responder cover-all --setting oracle`")
+        return
+    t = Table("run", "kind", "status", "responder", "judge", "setting", "judged",
+              "tokens out", "calls (cached)", "started")
+    t.columns[0].no_wrap = True
+    for r in rows:
+        roles = r.get("roles") or {}
+        who = roles.get("responder") or f"(answers of {r.get('source_run')})"
+        t.add_row(r["uid"], r.get("kind"), r.get("status"), who, r.get("judge"),
+                  f"{r.get('setting')}/{r.get('strategy')}", str(r["judged"]),
+                  str(r.get("tokens_out", 0)),
+                  f"{r.get('calls', 0)} ({r.get('cached_calls', 0)})",
+                  str(r.get("started_at") or "")[:16])
+    console.print(t)
 
 
 def register(app: typer.Typer) -> None:
     """Attach this area's commands to the main app."""
+    app.add_typer(eval_app, name="eval")

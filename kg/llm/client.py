@@ -11,10 +11,16 @@ import email.utils
 import json
 import random
 import time
+import weakref
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 import openai
+
+try:  # the HTTP library the installed openai release is built on
+    import httpx2
+except ImportError:  # pragma: no cover - openai releases on plain httpx
+    import httpx as httpx2
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.llm.cache import CachedReply, ResponseCache, cache_key
@@ -22,6 +28,7 @@ from kg.llm.config import LLMConfig
 from kg.llm.ledger import CallRecord, Ledger
 from kg.llm.structured import (
     StructuredOutputError,
+    json_schema,
     parse_reply,
     response_format,
     schema_instructions,
@@ -29,6 +36,9 @@ from kg.llm.structured import (
 from kg.prompt_files import load_prompt
 
 T = TypeVar("T")
+# Semaphores shared by clients that name the same limit, per event loop.
+_SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
+    weakref.WeakKeyDictionary())
 _RETRY_STATUS = {408, 409, 429}
 
 
@@ -94,8 +104,12 @@ def _retryable(exc: Exception) -> bool:
 
 
 class LLMClient:
-    def __init__(self, config: LLMConfig, cache: ResponseCache | None = None) -> None:
+    def __init__(self, config: LLMConfig, cache: ResponseCache | None = None,
+                 shared_limit: tuple[str, int] | None = None) -> None:
+        """`shared_limit=(name, n)`: clients naming the same limit share n slots in flight
+        (e.g. responder and judge on one endpoint), instead of `concurrency` each."""
         self.config = config
+        self.shared_limit = shared_limit
         self.ledger = Ledger(price=config.price_for(), max_cost=config.max_cost)
         self._cache = cache if cache is not None else (
             ResponseCache(config.cache_path) if config.cache else None
@@ -112,11 +126,21 @@ class LLMClient:
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._api is None or self._sem is None:
             self._loop = loop
+            # A pool sized to what can be in flight: httpcore scans its idle connections on
+            # every request, so a larger pool only costs CPU.
+            slots = self.shared_limit[1] if self.shared_limit else self.config.concurrency
+            limits = httpx2.Limits(max_connections=slots, max_keepalive_connections=slots,
+                                   keepalive_expiry=30.0)
             self._api = openai.AsyncOpenAI(
                 api_key=self.config.api_key(), base_url=self.config.resolved_base_url,
                 timeout=self.config.timeout_s, max_retries=0,
+                http_client=openai.DefaultAsyncHttpxClient(limits=limits),
             )
-            self._sem = asyncio.Semaphore(self.config.concurrency)
+            if self.shared_limit is not None:
+                name, size = self.shared_limit
+                self._sem = _SHARED.setdefault(loop, {}).setdefault(name, asyncio.Semaphore(size))
+            else:
+                self._sem = asyncio.Semaphore(self.config.concurrency)
         return self._api, self._sem
 
     async def aclose(self) -> None:
@@ -168,7 +192,7 @@ class LLMClient:
         """
         started = time.perf_counter()
         api_params = self.request_params(params)
-        schema_json = schema.model_json_schema() if schema else None
+        schema_json = json_schema(schema) if schema else None
         key = cache_key(self.config.model_name, self.config.resolved_base_url, messages,
                         api_params, schema_json)
         record = CallRecord(model=self.config.model_name, role=self.config.role,
@@ -243,7 +267,7 @@ class LLMClient:
             error = str(first)
         # One repair request: show the model its reply and what was wrong with it.
         repair = load_prompt("llm/repair").render(
-            error=error[:2000], schema=json.dumps(schema.model_json_schema(), ensure_ascii=False))
+            error=error[:2000], schema=json.dumps(json_schema(schema), ensure_ascii=False))
         again = [*sent, {"role": "assistant", "content": reply.text},
                  {"role": "user", "content": repair}]
         record.repaired = True
@@ -280,9 +304,17 @@ class LLMClient:
         for attempt in range(c.max_retries + 1):
             record.attempts += 1
             try:
-                resp = await api.chat.completions.create(
-                    model=c.model_name, messages=messages, **params)
+                # The chat-completions route of the official client, without its per-call
+                # TypedDict transform of the messages and model construction of the reply
+                # (milliseconds of CPU per call: the bottleneck at high concurrency).
+                resp = await api.post("/chat/completions", cast_to=object,
+                                      body={"model": c.model_name, "messages": messages, **params})
+                if not isinstance(resp, dict):
+                    raise LLMCallError(f"{c.role} model {c.model_name}: reply is not a JSON "
+                                       f"object: {str(resp)[:200]!r}")
                 break
+            except LLMCallError:
+                raise
             except Exception as exc:  # noqa: BLE001 - classified below
                 if not _retryable(exc) or attempt == c.max_retries:
                     raise LLMCallError(
@@ -294,16 +326,17 @@ class LLMClient:
                 delay = (wait * (1 + 0.1 * random.random()) if wait is not None
                          else random.uniform(0, backoff))  # full jitter
                 await asyncio.sleep(delay)
-        if not resp.choices:
-            raise LLMCallError(f"{c.role} model {c.model_name}: reply has no choices")
-        usage = resp.usage
-        text = resp.choices[0].message.content or ""
-        u = Usage(prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                  completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        try:
+            text = (resp["choices"][0].get("message") or {}).get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise LLMCallError(f"{c.role} model {c.model_name}: reply has no choices") from exc
+        usage = resp.get("usage") or None
+        u = Usage(prompt_tokens=(usage or {}).get("prompt_tokens") or 0,
+                  completion_tokens=(usage or {}).get("completion_tokens") or 0,
                   reported=usage is not None)
         record.prompt_tokens += u.prompt_tokens
         record.completion_tokens += u.completion_tokens
-        return LLMReply(text=text, usage=u, model=resp.model or c.model_name)
+        return LLMReply(text=str(text), usage=u, model=resp.get("model") or c.model_name)
 
 
 def _with_instructions(messages: list[dict[str, Any]], extra: str) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -19,19 +20,25 @@ class StructuredOutputError(ValueError):
         self.text = text
 
 
+@cache
+def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema (generating it costs milliseconds: once per class). Read-only."""
+    return schema.model_json_schema()
+
+
 def response_format(schema: type[BaseModel]) -> dict[str, Any]:
     return {
         "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(),
-                        "strict": False},
+        "json_schema": {"name": schema.__name__, "schema": json_schema(schema), "strict": False},
     }
 
 
+@cache
 def schema_instructions(schema: type[BaseModel]) -> str:
     """Appended to the prompt when the server cannot enforce a JSON schema itself."""
     return (
         "Reply with one JSON object only (no prose, no code fence) that validates against "
-        "this JSON schema:\n" + json.dumps(schema.model_json_schema(), ensure_ascii=False)
+        "this JSON schema:\n" + json.dumps(json_schema(schema), ensure_ascii=False)
     )
 
 

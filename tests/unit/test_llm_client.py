@@ -1,4 +1,4 @@
-"""The provider layer against the local OpenAI-compatible server, through the real `openai` client."""
+"""The provider layer against the local test server, through the real `openai` client."""
 
 from __future__ import annotations
 
@@ -220,3 +220,28 @@ def test_client_reusable_across_event_loops(llm_server):
     for _ in range(2):
         assert asyncio.run(client.complete(MSG)).text == "ok"
     assert len(llm_server.requests) == 2
+
+
+def test_shared_limit_across_clients(llm_server):
+    llm_server.add_rule(reply="ok", delay=0.2)
+    a = LLMClient(llm_server.config(concurrency=8), shared_limit=("both", 2))
+    b = LLMClient(llm_server.config(concurrency=8, role="judge"), shared_limit=("both", 2))
+
+    async def main():
+        msgs = [[{"role": "user", "content": f"m{i}"}] for i in range(3)]
+        await asyncio.gather(*(c.complete(m) for c in (a, b) for m in msgs))
+
+    t0 = time.perf_counter()
+    asyncio.run(main())
+    assert time.perf_counter() - t0 >= 0.6  # 6 calls, 2 at a time, 0.2 s each
+    assert len(llm_server.requests) == 6
+
+
+def test_raw_broken_body_and_server_latency(llm_server):
+    llm_server.latency = 0.05
+    llm_server.add_rule(match="KIND-A", raw="this is not json", times=1)
+    llm_server.add_rule(match="KIND-A", reply="fine")
+    client = LLMClient(llm_server.config(max_retries=1))
+    with pytest.raises(LLMCallError):
+        client.complete_sync(MSG)
+    assert client.complete_sync(MSG).text == "fine"

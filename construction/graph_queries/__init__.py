@@ -1,0 +1,1 @@
+"""Read-side graph queries: concepts, reasoning paths between concepts, perspectives, statistics."""

@@ -1,0 +1,60 @@
+"""Tables of a run's scores: per hop with the overall row (weighted by questions per hop), per
+domain and per perspective theme; every cell a mean with its bootstrap 95% CI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from evaluation.reporting import CI, Table, bootstrap_ci
+from evaluation.scoring import QuestionScore
+
+# column -> (value getter, scale); percentages like the paper's tables
+METRICS: dict[str, tuple[Callable[[QuestionScore], float | None], float]] = {
+    "PPrec": (lambda s: s.precision, 100.0),
+    "PRec": (lambda s: s.recall, 100.0),
+    "PAS": (lambda s: s.pas, 100.0),
+    "PPrec~": (lambda s: s.partial_precision, 100.0),
+    "PRec~": (lambda s: s.partial_recall, 100.0),
+    "PAS~": (lambda s: s.partial_pas, 100.0),
+    "Faithfulness": (lambda s: s.faithfulness, 100.0),
+    "#Tok": (lambda s: None if s.tokens is None else float(s.tokens), 1.0),
+    "Relevancy": (lambda s: s.relevancy, 1.0),
+}
+NOTES = [
+    "PPrec/PRec/PAS: all-or-nothing path verdicts, in %; PPrec~/PRec~/PAS~: partial variant "
+    "(edge-level credit within a path).",
+    "Cells: mean [bootstrap 95% CI]; Overall is weighted by questions per hop.",
+    "|A|=0 items count as precision 0 (column 'flagged |A|=0').",
+]
+
+
+def metric_cis(scores: list[QuestionScore], *, stratify_by_hop: bool = False,
+               resamples: int = 1000, seed: int = 0) -> dict[str, CI]:
+    strata = [s.hop for s in scores] if stratify_by_hop else None
+    out = {}
+    for name, (get, scale) in METRICS.items():
+        vals = [None if (v := get(s)) is None else v * scale for s in scores]
+        out[name] = bootstrap_ci(vals, strata=strata, resamples=resamples, seed=seed)
+    return out
+
+
+def _row(label: str, key: str, scores: list[QuestionScore], **kw) -> dict:
+    return {key: label, "n": len(scores), **metric_cis(scores, **kw),
+            "flagged |A|=0": sum(s.empty_a for s in scores)}
+
+
+def _columns(key: str) -> list[str]:
+    return [key, "n", *METRICS, "flagged |A|=0"]
+
+
+def by_hop(scores: list[QuestionScore], title: str) -> Table:
+    rows = [_row(f"{h}-hop", "hop", [s for s in scores if s.hop == h])
+            for h in sorted({s.hop for s in scores})]
+    rows.append(_row("Overall", "hop", scores, stratify_by_hop=True))
+    return Table(title=title, columns=_columns("hop"), rows=rows, notes=NOTES)
+
+
+def by_field(scores: list[QuestionScore], field: str, title: str) -> Table:
+    groups = sorted({str(getattr(s, field)) for s in scores})
+    rows = [_row(g, field, [s for s in scores if str(getattr(s, field)) == g]) for g in groups]
+    return Table(title=title, columns=_columns(field), rows=rows, notes=NOTES[1:2])

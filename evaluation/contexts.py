@@ -1,0 +1,137 @@
+"""What the responder sees (per setting) and what the faithfulness judge checks against.
+
+Base: nothing. Oracle: the question's focused evidence. Noisy: the evidence plus `noise` facts
+sampled (seeded) from the question's own graph that are not evidence, shuffled in. RAG-BM25 /
+RAG-dense: the top-k facts of the question's domain for the question text (BM25 via `bm25s`;
+dense via the embedding model and the Neo4j vector index `fact_embedding`). By default RAG's k is
+Noisy's document count (evidence + noise), as in the paper.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+from evaluation.models import EvalQuestion, Fact, GroundTruth, Setting
+from kg.store import Store
+
+
+class ContextOptions:
+    def __init__(self, setting: Setting, *, noise: int = 5, top_k: int | None = None,
+                 seed: int = 0) -> None:
+        if noise < 0:
+            raise ValueError("--noise must be >= 0")
+        if top_k is not None and top_k < 1:
+            raise ValueError("--top-k must be >= 1")
+        self.setting, self.noise, self.top_k, self.seed = setting, noise, top_k, seed
+
+    def as_dict(self) -> dict[str, object]:
+        return {"setting": self.setting.value, "noise": self.noise, "top_k": self.top_k,
+                "seed": self.seed}
+
+
+def question_facts(store: Store, questions: list[EvalQuestion]) -> dict[str, list[Fact]]:
+    rows = store.query("eval/question_facts", uids=[q.uid for q in questions])
+    return {r["uid"]: [Fact(**f) for f in r["facts"]] for r in rows}
+
+
+def ground_truth(store: Store, questions: list[EvalQuestion],
+                 gt: GroundTruth) -> dict[str, list[Fact]]:
+    if gt is GroundTruth.evidence:
+        return {q.uid: list(q.evidence) for q in questions}
+    full = question_facts(store, questions)
+    out = {}
+    for q in questions:  # evidence first, then the rest of the question's graph
+        seen = {f.uid for f in q.evidence}
+        out[q.uid] = [*q.evidence, *[f for f in full.get(q.uid, []) if f.uid not in seen]]
+    return out
+
+
+def _k(opts: ContextOptions, q: EvalQuestion) -> int:
+    return opts.top_k if opts.top_k is not None else len(q.evidence) + opts.noise
+
+
+def build_contexts(store: Store, questions: list[EvalQuestion],
+                   opts: ContextOptions) -> dict[str, list[Fact]]:
+    s = opts.setting
+    if s is Setting.base:
+        return {q.uid: [] for q in questions}
+    if s is Setting.oracle:
+        return {q.uid: list(q.evidence) for q in questions}
+    if s is Setting.noisy:
+        pool = question_facts(store, questions)
+        out = {}
+        for q in questions:
+            rng = random.Random(f"{opts.seed}:noisy:{q.uid}")
+            evidence = {f.uid for f in q.evidence}
+            candidates = [f for f in pool.get(q.uid, []) if f.uid not in evidence]
+            docs = list(q.evidence) + rng.sample(candidates, min(opts.noise, len(candidates)))
+            rng.shuffle(docs)
+            out[q.uid] = docs
+        return out
+    by_domain: dict[str, list[EvalQuestion]] = defaultdict(list)
+    for q in questions:
+        by_domain[q.domain].append(q)
+    out = {}
+    for domain, qs in by_domain.items():
+        if s is Setting.rag_bm25:
+            out.update(_bm25(store, domain, qs, opts))
+        else:
+            out.update(_dense(store, domain, qs, opts))
+    return out
+
+
+def _bm25(store: Store, domain: str, qs: list[EvalQuestion],
+          opts: ContextOptions) -> dict[str, list[Fact]]:
+    import bm25s
+
+    corpus = [Fact(**r) for r in store.query("eval/domain_facts", domain=domain)]
+    if not corpus:
+        return {q.uid: [] for q in qs}
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize([f.text for f in corpus], stopwords="en", show_progress=False),
+                    show_progress=False)
+    out = {}
+    for q in qs:
+        k = min(_k(opts, q), len(corpus))
+        docs, _ = retriever.retrieve(bm25s.tokenize([q.text], stopwords="en",
+                                                    show_progress=False), k=k,
+                                     show_progress=False)
+        out[q.uid] = [corpus[int(i)] for i in docs[0]]
+    return out
+
+
+def ensure_fact_embeddings(store: Store, domain: str) -> int:
+    """Embed and store the domain's facts that have no (current-model) embedding; returns count."""
+    from kg.embeddings import get_embedder
+
+    emb = get_embedder()
+    todo = store.query("eval/facts_missing_embedding", domain=domain, model=emb.model_name)
+    if not todo:
+        return 0
+    vecs = emb.encode([r["text"] for r in todo])
+    rows = [{"uid": r["uid"], "embedding": v.tolist()} for r, v in zip(todo, vecs, strict=True)]
+    store.write_batches("eval/set_fact_embeddings", rows, batch_size=500, model=emb.model_name)
+    store.run_text("CALL db.awaitIndexes(300)")
+    return len(rows)
+
+
+def _dense(store: Store, domain: str, qs: list[EvalQuestion],
+           opts: ContextOptions) -> dict[str, list[Fact]]:
+    from kg.embeddings import get_embedder
+
+    ensure_fact_embeddings(store, domain)
+    n_domain = store.query("eval/count_domain_facts", domain=domain)[0]["n"]
+    vecs = get_embedder().encode([q.text for q in qs])
+    out = {}
+    for q, v in zip(qs, vecs, strict=True):
+        k = min(_k(opts, q), n_domain)
+        candidates = max(k * 4, 50)
+        while True:  # the index spans every domain: widen until k facts of this one are found
+            rows = store.query("eval/dense_search", vector=v.tolist(), candidates=candidates,
+                               domain=domain, k=k)
+            if len(rows) >= k or candidates >= 100_000:
+                break
+            candidates *= 4
+        out[q.uid] = [Fact(uid=r["uid"], text=r["text"]) for r in rows]
+    return out

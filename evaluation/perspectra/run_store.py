@@ -1,0 +1,92 @@
+"""PERSPECTRA runs in the graph: a Run node, one Answer per task item, metrics on the Run."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from construction.perspectra.uids import content_uid
+from evaluation.perspectra.metrics import TaskScores
+from evaluation.perspectra.scoring import is_correct, parse_for, score
+from evaluation.perspectra.task_items import TaskItem
+from kg import __version__
+from kg.store import Store, StoreError
+
+
+class RunSpec(BaseModel):
+    """What identifies a run: the same spec again resumes the same Run."""
+
+    task: str
+    build: str
+    model: str  # a model name, or a baseline name such as `baseline:centroid`
+    strategy: str  # 'llm' | 'baseline'
+    prompt_hash: str | None = None
+    config: dict[str, Any] = {}
+
+    @property
+    def uid(self) -> str:
+        return content_uid("Run", "perspectra", self.model_dump())
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def start_run(store: Store, spec: RunSpec) -> str:
+    store.query("perspectra/merge_run", uid=spec.uid, started_at=now(), props={
+        "kind": "perspectra", "models": [spec.model], "roles": ["responder"],
+        "setting": spec.task, "strategy": spec.strategy, "build": spec.build,
+        "prompt_hashes": [spec.prompt_hash] if spec.prompt_hash else [],
+        "config": json.dumps(spec.config, sort_keys=True, default=str),
+        "version": __version__, "status": "running",
+    })
+    return spec.uid
+
+
+def answered(store: Store, run_uid: str) -> dict[str, str | None]:
+    return {r["item_uid"]: r["text"] for r in _answer_rows(store, run_uid)}
+
+
+def _answer_rows(store: Store, run_uid: str) -> list[dict[str, Any]]:
+    return store.read("perspectra/run_answers", run_uid=run_uid)
+
+
+def store_answers(store: Store, run_uid: str, items: list[TaskItem],
+                  replies: list[str], usage: list[dict[str, Any]] | None = None) -> int:
+    rows = []
+    for k, (item, text) in enumerate(zip(items, replies, strict=True)):
+        p = parse_for(item, text)
+        rows.append({"item_uid": item.uid, "uid": content_uid("Answer", run_uid, item.uid),
+                     "props": {"text": text, "parsed": p.value, "valid": p.valid,
+                               "error": p.error, "correct": is_correct(item, p),
+                               **((usage or [{}] * len(items))[k])}})
+    if not rows:
+        return 0
+
+    def work(tx):
+        got = Store.tx_query(tx, "perspectra/merge_answers", rows=rows, run_uid=run_uid)
+        if not got or got[0]["n"] != len(rows):
+            raise StoreError(f"answers: {got[0]['n'] if got else 0} of {len(rows)} linked")
+
+    store.transaction(work)
+    return len(rows)
+
+
+def finish_run(store: Store, spec: RunSpec, items: list[TaskItem]) -> TaskScores:
+    """Score every stored answer of the run (resumed parts included) and record the metrics."""
+    rows = _answer_rows(store, spec.uid)
+    replies = {r["item_uid"]: r["text"] for r in rows}
+    done = [i for i in items if i.uid in replies]
+    scores = score(done, [parse_for(i, replies[i.uid]) for i in done]) if done else None
+    props: dict[str, Any] = {
+        "status": "done" if len(done) == len(items) else "partial",
+        "ended_at": now(), "answered": len(done), "items": len(items),
+        "metrics": json.dumps(scores.summary if scores else {}, sort_keys=True),
+        "tokens_in": sum(r["tokens_in"] for r in rows),
+        "tokens_out": sum(r["tokens_out"] for r in rows),
+    }
+    store.query("perspectra/merge_run", uid=spec.uid, started_at=now(), props=props)
+    return scores or TaskScores(summary={"n": 0}, per_item={})

@@ -1,0 +1,164 @@
+"""`kg eval report / compare / agreement`: tables (CSV, JSON, Markdown) and PNG plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evaluation.aggregate import METRICS, by_field, by_hop, metric_cis
+from evaluation.questions import EvalInputError
+from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
+from evaluation.scoring import QuestionScore, run_scores
+from kg.store import Store
+
+
+class Report(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    tables: dict[str, Table] = Field(default_factory=dict)
+    files: list[Path] = Field(default_factory=list)
+
+    def markdown(self) -> str:
+        return "\n".join(t.to_markdown() for t in self.tables.values())
+
+
+def run_label(run: dict[str, Any]) -> str:
+    roles = run.get("roles") or {}
+    who = roles.get("responder") or "?"
+    return f"{run['uid']} ({who}, {run.get('setting')}/{run.get('strategy')}, " \
+           f"judge {roles.get('judge') or run.get('judge')})"
+
+
+def _baseline_note(run: dict[str, Any]) -> list[str]:
+    roles = run.get("roles") or {}
+    names = [n for n in (roles.get("responder"), roles.get("judge")) if n]
+    base = [n for n in names if str(n).startswith("baseline:")]
+    return [f"Offline baseline(s), not a model under test: {', '.join(base)}."] if base else []
+
+
+def write(report: Report, name: str, table: Table, out_dir: Path | None,
+          formats: list[str]) -> None:
+    report.tables[name] = table
+    if out_dir is not None:
+        report.files += export_table(table, out_dir, name, formats)
+
+
+def build_report(store: Store, run_ids: list[str], out_dir: Path | None = None,
+                 formats: list[str] | None = None, plots: bool = True) -> Report:
+    formats = formats or ["csv", "json", "md"]
+    report = Report()
+    loaded: list[tuple[dict[str, Any], list[QuestionScore]]] = []
+    for rid in run_ids:
+        run, scores = run_scores(store, rid)
+        if not scores:
+            raise EvalInputError(f"run {rid!r} has no judged answers yet")
+        loaded.append((run, scores))
+    summary_rows = []
+    for run, scores in loaded:
+        rid, label = run["uid"], run_label(run)
+        extra = _baseline_note(run) + [
+            f"Tokens counted by: {', '.join(sorted({s.tokens_source or '?' for s in scores}))};"
+            f" relevancy: {', '.join(sorted({s.relevancy_method or 'n/a' for s in scores}))}.",
+            f"Judge verdicts rejected (unknown path): {sum(s.rejected for s in scores)}; "
+            f"duplicates: {sum(s.duplicates for s in scores)}; run status: {run.get('status')}.",
+        ]
+        t = by_hop(scores, f"{label} — by hop")
+        t.notes += extra
+        write(report, f"{rid}_by_hop", t, out_dir, formats)
+        write(report, f"{rid}_by_domain", by_field(scores, "domain", f"{label} — by domain"),
+              out_dir, formats)
+        write(report, f"{rid}_by_theme", by_field(scores, "theme", f"{label} — by theme"),
+              out_dir, formats)
+        summary_rows.append({"run": rid, "responder": (run.get("roles") or {}).get("responder"),
+                             "setting": run.get("setting"), "strategy": run.get("strategy"),
+                             "judge": run.get("judge"), "n": len(scores),
+                             **metric_cis(scores, stratify_by_hop=True)})
+    write(report, "overall", Table(
+        title="Overall per run (weighted by questions per hop)",
+        columns=["run", "responder", "setting", "strategy", "judge", "n", *METRICS],
+        rows=summary_rows), out_dir, formats)
+    if plots and out_dir is not None:
+        report.files += _plots(loaded, out_dir)
+    return report
+
+
+def _plots(loaded, out_dir: Path) -> list[Path]:
+    from evaluation.reporting.plots import bar_by_group, scatter_points
+
+    series, points = {}, {}
+    for run, scores in loaded:
+        hops = sorted({s.hop for s in scores})
+        series[run["uid"]] = {f"{h}-hop": metric_cis([s for s in scores if s.hop == h])["PAS"]
+                              for h in hops}
+        series[run["uid"]]["Overall"] = metric_cis(scores, stratify_by_hop=True)["PAS"]
+        cis = metric_cis(scores, stratify_by_hop=True)
+        points[run["uid"]] = [(cis["PRec"].mean, cis["PPrec"].mean)]
+    return [
+        bar_by_group(series, out_dir / "pas_by_hop.png", title="PAS by hop", ylabel="PAS (%)",
+                     scale=1.0),
+        scatter_points(points, out_dir / "precision_recall.png",
+                       title="Perspective precision against recall", xlabel="PRec (%)",
+                       ylabel="PPrec (%)", scale=1.0),
+    ]
+
+
+def compare_runs(store: Store, run_a: str, run_b: str, seed: int = 0) -> Table:
+    """Paired bootstrap of B - A over the questions both runs judged."""
+    _, sa = run_scores(store, run_a)
+    _, sb = run_scores(store, run_b)
+    a_by, b_by = {s.question: s for s in sa}, {s.question: s for s in sb}
+    shared = sorted(set(a_by) & set(b_by))
+    if not shared:
+        raise EvalInputError(f"runs {run_a!r} and {run_b!r} share no judged question")
+    rows = []
+    for name, (get, scale) in METRICS.items():
+        va = [None if (v := get(a_by[q])) is None else v * scale for q in shared]
+        vb = [None if (v := get(b_by[q])) is None else v * scale for q in shared]
+        r = paired_bootstrap(va, vb, seed=seed)
+        rows.append({"metric": name, "n": r.n, "A": r.mean_a, "B": r.mean_b, "B-A": r.diff,
+                     "95% CI low": r.low, "95% CI high": r.high, "p": r.p_value})
+    return Table(title=f"Paired comparison: A = {run_a}, B = {run_b} ({len(shared)} shared "
+                       "questions)",
+                 columns=["metric", "n", "A", "B", "B-A", "95% CI low", "95% CI high", "p"],
+                 rows=rows, notes=["Paired bootstrap (1000 resamples) over shared questions; "
+                                   "p is two-sided."])
+
+
+def judge_agreement(store: Store, run_1: str, run_2: str) -> tuple[Table, Table]:
+    """Path-level agreement of two judges on the same answers: summary and confusion matrix."""
+    _, s1 = run_scores(store, run_1)
+    _, s2 = run_scores(store, run_2)
+    by1, by2 = {s.answer: s for s in s1}, {s.answer: s for s in s2}
+    shared = sorted(set(by1) & set(by2))
+    if not shared:
+        raise EvalInputError(
+            f"runs {run_1!r} and {run_2!r} judged no answer in common: judge the same answers "
+            f"(`kg eval judge --run {run_1} --judge ...`)")
+    rows, r1, r2 = [], [], []
+    for hop in sorted({by1[a].hop for a in shared}) + [None]:
+        x, y = [], []
+        for a in shared:
+            if hop is not None and by1[a].hop != hop:
+                continue
+            for path in sorted(set(by1[a].present) & set(by2[a].present)):
+                x.append(by1[a].present[path])
+                y.append(by2[a].present[path])
+        if hop is None:
+            r1, r2 = x, y
+        ag = agreement(x, y, labels=[True, False])
+        rows.append({"scope": "all" if hop is None else f"{hop}-hop", "decisions": ag.n,
+                     "agreement %": ag.percent, "Cohen's kappa": ag.kappa})
+    summary = Table(title=f"Judge agreement (path level): {run_1} vs {run_2}",
+                    columns=["scope", "decisions", "agreement %", "Cohen's kappa"], rows=rows,
+                    notes=[f"{len(shared)} shared answers."])
+    ag = agreement(r1, r2, labels=[True, False])
+    confusion = Table(
+        title=f"Confusion matrix (rows: {run_1}, columns: {run_2})",
+        columns=[f"{run_1} \\ {run_2}", "present", "absent"],
+        rows=[{f"{run_1} \\ {run_2}": "present", "present": ag.confusion[0][0],
+               "absent": ag.confusion[0][1]},
+              {f"{run_1} \\ {run_2}": "absent", "present": ag.confusion[1][0],
+               "absent": ag.confusion[1][1]}])
+    return summary, confusion

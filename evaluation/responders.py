@@ -1,0 +1,90 @@
+"""Responders: the model under test, and three offline baselines that need no model.
+
+Offline baselines (honest reference points, named as such in reports):
+- cover-all: states every valid path (targets and distractors) with its evidence, i.e. the
+  answer that never leaves anything out (the paper's "cover-all" row);
+- target-only: states only the target paths (a perfectly aligned answer);
+- empty: says nothing (|A| = 0 for every question).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from evaluation.models import AnswerResult, EvalPath, EvalQuestion, Fact, Strategy
+from evaluation.prompting import answer_messages, responder_prompt_names
+from evaluation.tokens import REGEX_TOKENIZER, count_tokens
+from kg.llm import LLMClient
+
+OFFLINE_RESPONDERS = ("cover-all", "target-only", "empty")
+
+
+class Responder(Protocol):
+    name: str
+    offline: bool
+
+    def prompt_names(self) -> list[str]: ...
+
+    async def answer(self, q: EvalQuestion, context: list[Fact]) -> AnswerResult: ...
+
+
+def _state_path(p: EvalPath) -> str:
+    sentences = []
+    for (a, label, b), evidence in zip(p.edges(), p.edge_evidence(), strict=True):
+        sentences.append(evidence.strip() or f"{a} {label.lower().replace('_', ' ')} {b}.")
+    return " ".join(dict.fromkeys(sentences))
+
+
+class OfflineResponder:
+    offline = True
+
+    def __init__(self, kind: str) -> None:
+        if kind not in OFFLINE_RESPONDERS:
+            raise ValueError(f"unknown offline responder {kind!r}: one of {OFFLINE_RESPONDERS}")
+        self.kind = kind
+        self.name = f"baseline:{kind}"
+
+    def prompt_names(self) -> list[str]:
+        return []
+
+    async def answer(self, q: EvalQuestion, context: list[Fact]) -> AnswerResult:
+        if self.kind == "empty":
+            paths: list[EvalPath] = []
+        elif self.kind == "target-only":
+            paths = q.targets
+        else:
+            paths = q.paths
+        text = "\n".join(_state_path(p) for p in paths)
+        return AnswerResult(text=text, tokens=count_tokens(text), tokens_source=REGEX_TOKENIZER,
+                            context_uids=[f.uid for f in context], model=self.name)
+
+
+class LLMResponder:
+    offline = False
+
+    def __init__(self, client: LLMClient, strategy: Strategy) -> None:
+        self.client = client
+        self.strategy = strategy
+        self.name = f"llm:{client.config.model_name}"
+
+    def prompt_names(self) -> list[str]:
+        return responder_prompt_names(self.strategy)
+
+    async def answer(self, q: EvalQuestion, context: list[Fact]) -> AnswerResult:
+        messages = answer_messages(q.text, context, self.strategy)
+        reply = await self.client.complete(messages, prompt_name="eval/answer_user")
+        if reply.usage.reported:
+            tokens, source = reply.usage.completion_tokens, "usage"
+        else:
+            tokens, source = count_tokens(reply.text), REGEX_TOKENIZER
+        return AnswerResult(text=reply.text, tokens=tokens, tokens_source=source,
+                            prompt_tokens=reply.usage.prompt_tokens,
+                            context_uids=[f.uid for f in context], model=reply.model)
+
+
+def make_responder(name: str, client: LLMClient | None, strategy: Strategy) -> Responder:
+    if name in OFFLINE_RESPONDERS:
+        return OfflineResponder(name)
+    if client is None:
+        raise ValueError("an LLM responder needs --model")
+    return LLMResponder(client, strategy)

@@ -1,0 +1,237 @@
+"""Run an evaluation (answer + judge every question) or re-judge a run's stored answers.
+
+Questions go through a pool of async workers; finished questions are buffered and written in
+batches, each batch one transaction (answer, verdicts, claims and the "judged" mark together),
+so a run killed at any moment resumes with `--run-id` where it stopped: nothing duplicated
+(uids are content hashes, writes MERGE) and nothing half-written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+
+from pydantic import BaseModel, Field
+
+from evaluation import runs
+from evaluation.contexts import ContextOptions, build_contexts, ground_truth
+from evaluation.ids import answer_uid
+from evaluation.judges import EmbeddingJudge, Judge, LLMJudge
+from evaluation.models import AnswerResult, EvalQuestion, Fact, QuestionResult
+from evaluation.prompting import prompt_hashes
+from evaluation.questions import EvalInputError, load_questions
+from evaluation.responders import Responder, make_responder
+from evaluation.spec import RunSpec
+from kg.llm import BudgetExceeded, LLMCallError, LLMClient, StructuredOutputError
+from kg.store import Store
+
+Progress = Callable[[int, int], None]
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    status: str
+    questions: int
+    done_before: int
+    completed: int
+    failed: int
+    skipped_invalid: int = 0
+    errors: list[str] = Field(default_factory=list)
+    calls: int = 0
+    cached_calls: int = 0
+    elapsed_s: float = 0.0
+
+
+def package_version() -> str:
+    try:
+        return version("perspectivekg")
+    except PackageNotFoundError:  # pragma: no cover - source checkout without install
+        return "0+unknown"
+
+
+def make_judge(spec: RunSpec, client: LLMClient | None) -> Judge:
+    if spec.judge == "embedding":
+        return EmbeddingJudge(spec.path_threshold, spec.claim_threshold)
+    if client is None:
+        raise EvalInputError("an LLM judge needs --judge-model")
+    return LLMJudge(client, relevancy_n=spec.relevancy_n, seed=spec.seed)
+
+
+class _Pipeline:
+    def __init__(self, store: Store, run_id: str, judge: Judge, responder: Responder | None,
+                 clients: list[LLMClient], spec: RunSpec, progress: Progress | None,
+                 total: int) -> None:
+        self.store, self.run_id, self.judge, self.responder = store, run_id, judge, responder
+        self.clients, self.spec, self.progress, self.total = clients, spec, progress, total
+        self.buffer: list[QuestionResult] = []
+        self.errors: list[str] = []
+        self.completed = 0
+        self.stopped: str | None = None
+        self._flush_lock = asyncio.Lock()
+        self._ledger_mark = [0 for _ in clients]
+
+    def _usage_delta(self, results: list[QuestionResult]) -> dict[str, float | int]:
+        calls = cached = 0
+        cost = 0.0
+        for i, c in enumerate(self.clients):
+            recs = c.ledger.records[self._ledger_mark[i]:]
+            self._ledger_mark[i] += len(recs)
+            calls += sum(1 for r in recs if not r.cached)
+            cached += sum(1 for r in recs if r.cached)
+            cost += sum(r.cost for r in recs)
+        t_in = sum((r.answer.prompt_tokens if r.answer else 0) + r.judged.prompt_tokens
+                   for r in results)
+        t_out = sum((r.answer.tokens if r.answer else 0) + r.judged.completion_tokens
+                    for r in results)
+        return {"tokens_in": t_in, "tokens_out": t_out, "calls": calls, "cached_calls": cached,
+                "cost": cost}
+
+    async def flush(self) -> None:
+        async with self._flush_lock:
+            batch, self.buffer = self.buffer, []
+            if not batch:
+                return
+            usage = self._usage_delta(batch)
+            await asyncio.to_thread(runs.write_batch, self.store, self.run_id, self.judge.name,
+                                    batch, usage)
+            self.completed += len(batch)
+            if self.progress:
+                self.progress(self.completed, self.total)
+
+    async def process(self, q: EvalQuestion, context: list[Fact], gt: list[Fact],
+                      stored: dict | None) -> None:
+        if stored is not None:
+            answer: AnswerResult | None = None
+            a_uid, text = stored["answer"], stored["text"] or ""
+        else:
+            assert self.responder is not None
+            answer = await self.responder.answer(q, context)
+            a_uid, text = answer_uid(self.run_id, q.uid), answer.text
+        judged = await self.judge.judge(q, text, gt)
+        self.buffer.append(QuestionResult(question=q, answer_uid=a_uid, answer=answer,
+                                          judged=judged))
+        if len(self.buffer) >= self.spec.batch_size:
+            await self.flush()
+
+    async def run(self, items: list[tuple[EvalQuestion, list[Fact], list[Fact], dict | None]],
+                  workers: int) -> None:
+        queue: asyncio.Queue = asyncio.Queue()
+        for item in items:
+            queue.put_nowait(item)
+
+        async def worker() -> None:
+            while not queue.empty() and self.stopped is None:
+                q, ctx, gt, stored = queue.get_nowait()
+                try:
+                    await self.process(q, ctx, gt, stored)
+                except BudgetExceeded as exc:
+                    self.stopped = str(exc)
+                except (StructuredOutputError, LLMCallError) as exc:
+                    self.errors.append(f"{q.ref}: {type(exc).__name__}: {exc}"[:1000])
+
+        finished = asyncio.Event()
+
+        async def ticker() -> None:  # flush slow runs at least every 2 s
+            while not finished.is_set():
+                try:
+                    await asyncio.wait_for(finished.wait(), timeout=2.0)
+                except TimeoutError:
+                    await self.flush()
+
+        tick = asyncio.create_task(ticker())
+        try:
+            await asyncio.gather(*(worker() for _ in range(max(1, workers))))
+        finally:
+            # never cancel a flush midway: its batch would be written but not counted
+            finished.set()
+            await tick
+            await self.flush()
+            for c in self.clients:
+                await c.aclose()
+
+
+def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> RunSummary:
+    """Run (or resume) an evaluation run, or a judge run over a source run's answers."""
+    started = time.perf_counter()
+    shared = (f"run-limit-{id(spec)}", spec.shared_concurrency) \
+        if spec.shared_concurrency else None
+    r_client = LLMClient(spec.responder_llm, shared_limit=shared) if (
+        spec.kind == "eval" and spec.responder == "llm" and spec.responder_llm) else None
+    j_client = LLMClient(spec.judge_llm, shared_limit=shared) \
+        if spec.judge == "llm" and spec.judge_llm else None
+    judge = make_judge(spec, j_client)
+    responder = make_responder(spec.responder, r_client, spec.strategy) \
+        if spec.kind == "eval" else None
+    names = (responder.prompt_names() if responder else []) + judge.prompt_names()
+    hashes = prompt_hashes(names)
+    run_id = spec.run_id or spec.default_run_id(hashes)
+    identity = spec.identity(hashes)
+
+    stored: dict[str, dict] = {}
+    if spec.kind == "judge":
+        if not spec.source_run:
+            raise EvalInputError("a judge run needs the run whose answers it judges (--run)")
+        source = runs.get_run(store, spec.source_run)
+        if source.get("kind") != "eval":
+            raise EvalInputError(f"run {spec.source_run!r} is a {source.get('kind')} run; "
+                                 "judge the responder run that holds the answers")
+        stored = runs.stored_answers(store, spec.source_run)
+        if not stored:
+            raise EvalInputError(f"run {spec.source_run!r} has no stored answers to judge")
+        questions, problems = load_questions(store, uids=sorted(stored),
+                                             skip_invalid=spec.skip_invalid)
+    else:
+        questions, problems = load_questions(store, domains=spec.domains, hops=spec.hops,
+                                             limit=spec.limit, skip_invalid=spec.skip_invalid)
+        if not questions:
+            raise EvalInputError("no questions match the selection (import questions first: "
+                                 "`kg import perspectivebench FILE`)")
+
+    existing = runs.get_run(store, run_id, required=False)
+    if existing is not None and existing.get("identity") != identity:
+        old = existing.get("identity") or {}
+        diff = sorted(k for k in identity if old.get(k) != identity[k])
+        raise EvalInputError(f"run {run_id!r} already exists with another configuration "
+                             f"(differs in: {', '.join(diff)}); choose another --run-id")
+
+    opts = ContextOptions(spec.setting, noise=spec.noise, top_k=spec.top_k, seed=spec.seed)
+    contexts = build_contexts(store, questions, opts) if spec.kind == "eval" else {}
+    gts = ground_truth(store, questions, spec.gt)
+
+    models = [m for m in (responder.name if responder else None, judge.name) if m]
+    props = {
+        "kind": spec.kind, "models": models, "setting": spec.setting.value,
+        "strategy": spec.strategy.value, "judge": judge.name, "gt": spec.gt.value,
+        "roles": {"responder": responder.name if responder else None, "judge": judge.name},
+        "prompt_hashes": hashes, "identity": identity, "version": package_version(),
+        "started_at": runs.now(), "source_run": spec.source_run,
+        "config": {**spec.model_dump(mode="json", exclude={"responder_llm", "judge_llm"}),
+                   "responder_llm": r_client.config.public_dict() if r_client else None,
+                   "judge_llm": j_client.config.public_dict() if j_client else None,
+                   "context": opts.as_dict()},
+    }
+    if spec.kind == "judge":  # the answers' setting/strategy are the source run's
+        props["setting"], props["strategy"] = source.get("setting"), source.get("strategy")
+    runs.start_run(store, run_id, props, spec.source_run)
+    done = runs.done_questions(store, run_id)
+    items = [(q, contexts.get(q.uid, []), gts[q.uid], stored.get(q.uid) if stored else None)
+             for q in questions if q.uid not in done]
+    clients = [c for c in (r_client, j_client) if c is not None]
+    workers = spec.workers or (
+        (r_client.config.concurrency if r_client else 4)
+        + (j_client.config.concurrency if j_client else 0))
+    pipe = _Pipeline(store, run_id, judge, responder, clients, spec, progress, len(items))
+    asyncio.run(pipe.run(items, workers))
+
+    failed = len(items) - pipe.completed
+    status = ("stopped" if pipe.stopped else "incomplete" if failed else "completed")
+    errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
+    runs.finish_run(store, run_id, status, errors, failed)
+    return RunSummary(
+        run_id=run_id, status=status, questions=len(questions), done_before=len(done),
+        completed=pipe.completed, failed=failed, skipped_invalid=len(problems),
+        errors=errors + problems, calls=sum(c.ledger.calls for c in clients),
+        cached_calls=sum(c.ledger.cached for c in clients),
+        elapsed_s=time.perf_counter() - started)

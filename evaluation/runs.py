@@ -1,0 +1,114 @@
+"""Runs in the graph: create/resume, write a batch of finished questions atomically, list."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from evaluation.ids import answer_uid, claim_uid, verdict_uid
+from evaluation.models import QuestionResult
+from evaluation.questions import EvalInputError
+from kg.store import Store
+
+_JSON_FIELDS = ("roles", "prompt_hashes", "config", "identity", "errors")
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def decode_run(run: dict[str, Any]) -> dict[str, Any]:
+    out = dict(run)
+    for k in _JSON_FIELDS:
+        if isinstance(out.get(k), str):
+            try:
+                out[k] = json.loads(out[k])
+            except json.JSONDecodeError:
+                pass
+    return out
+
+
+def get_run(store: Store, uid: str, *, required: bool = True) -> dict[str, Any] | None:
+    run = store.query("eval/run_get", uid=uid)[0]["run"]
+    if run is None and required:
+        known = [r["run"]["uid"] for r in store.query("eval/runs_list")][:10]
+        hint = f" (known runs: {', '.join(known)})" if known else " (the graph has no runs)"
+        raise EvalInputError(f"unknown run id {uid!r}{hint}")
+    return decode_run(run) if run else None
+
+
+def list_runs(store: Store) -> list[dict[str, Any]]:
+    return [{**decode_run(r["run"]), "judged": r["judged"]} for r in store.query("eval/runs_list")]
+
+
+def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None) -> dict:
+    enc = {k: (json.dumps(v, sort_keys=True, default=str) if k in _JSON_FIELDS else v)
+           for k, v in props.items()}
+    return decode_run(store.query("eval/run_create", uid=uid, props=enc, source=source,
+                                  now=now())[0]["run"])
+
+
+def finish_run(store: Store, uid: str, status: str, errors: list[str], failed: int) -> dict:
+    return decode_run(store.query("eval/run_finish", uid=uid, status=status, now=now(),
+                                  errors=json.dumps(errors[:50]), failed=failed)[0]["run"])
+
+
+def done_questions(store: Store, uid: str) -> set[str]:
+    return {r["question"] for r in store.query("eval/run_done", uid=uid)}
+
+
+def stored_answers(store: Store, uid: str) -> dict[str, dict[str, Any]]:
+    return {r["question"]: r for r in store.query("eval/stored_answers", uid=uid)}
+
+
+def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str, list[dict]]:
+    answers, verdicts, claims, judged = [], [], [], []
+    for res in results:
+        a_uid = res.answer_uid
+        if res.answer is not None:
+            a = res.answer
+            answers.append({"uid": a_uid, "question": res.question.uid, "text": a.text,
+                            "tokens": a.tokens, "tokens_source": a.tokens_source,
+                            "prompt_tokens": a.prompt_tokens, "context": a.context_uids,
+                            "model": a.model})
+        j = res.judged
+        for v in j.verdicts:
+            verdicts.append({"uid": verdict_uid(run, a_uid, v.path_uid), "answer": a_uid,
+                             "path": v.path_uid, "judge": judge, "present": v.present,
+                             "partial": v.partial, "edges_present": v.edges_present,
+                             "reason": v.reason})
+        for i, c in enumerate(j.claims):
+            claims.append({"uid": claim_uid(run, a_uid, i), "answer": a_uid, "pos": i,
+                           "text": c.text, "supported": c.supported,
+                           "supporting": c.supporting, "supporting_fact": c.supporting_fact,
+                           "judge": judge})
+        judged.append({"answer": a_uid, "props": {
+            "judge": judge, "relevancy": j.relevancy, "relevancy_method": j.relevancy_method,
+            "rejected": j.rejected, "duplicates": j.duplicates,
+            "rejected_sources": j.rejected_sources, "judge_prompt_tokens": j.prompt_tokens,
+            "judge_completion_tokens": j.completion_tokens, "at": now()}})
+    return {"answers": answers, "verdicts": verdicts, "claims": claims, "judged": judged}
+
+
+def write_batch(store: Store, run: str, judge: str, results: list[QuestionResult],
+                usage: dict[str, Any]) -> None:
+    """One transaction: answers, verdicts, claims, the judged marks and the usage totals."""
+    rows = batch_rows(run, judge, results)
+    stamp = now()
+
+    def work(tx) -> None:
+        if rows["answers"]:
+            Store.tx_query(tx, "eval/write_answers", rows=rows["answers"], run=run, now=stamp)
+        if rows["verdicts"]:
+            Store.tx_query(tx, "eval/write_verdicts", rows=rows["verdicts"], run=run)
+        if rows["claims"]:
+            Store.tx_query(tx, "eval/write_claims", rows=rows["claims"], run=run)
+        Store.tx_query(tx, "eval/write_judged", rows=rows["judged"], run=run)
+        Store.tx_query(tx, "eval/run_add_usage", uid=run, **usage)
+
+    store.transaction(work)
+
+
+__all__ = ["answer_uid", "batch_rows", "done_questions", "finish_run", "get_run", "list_runs",
+           "start_run", "stored_answers", "write_batch"]

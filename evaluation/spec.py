@@ -1,0 +1,72 @@
+"""What a run is: responder, judge, setting, strategy, ground truth, selection — and its id."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from evaluation.models import GroundTruth, Setting, Strategy
+from kg.llm import LLMConfig
+
+# Config fields that change results (the rest — concurrency, timeouts, cache — do not).
+_RESULT_FIELDS = ("model", "base_url", "temperature", "max_tokens", "reasoning_effort",
+                  "reasoning", "structured_output")
+
+
+def llm_identity(cfg: LLMConfig | None) -> dict[str, Any] | None:
+    if cfg is None:
+        return None
+    d = cfg.public_dict()
+    return {k: d[k] for k in _RESULT_FIELDS}
+
+
+class RunSpec(BaseModel):
+    kind: Literal["eval", "judge"] = "eval"
+    run_id: str | None = None
+    source_run: str | None = None  # judge runs: the run whose stored answers are judged
+    responder: str = "llm"  # "llm" or an offline baseline (cover-all, target-only, empty)
+    responder_llm: LLMConfig | None = None
+    judge: Literal["llm", "embedding"] = "embedding"
+    judge_llm: LLMConfig | None = None
+    setting: Setting = Setting.oracle
+    strategy: Strategy = Strategy.plain
+    gt: GroundTruth = GroundTruth.evidence
+    noise: int = 5
+    top_k: int | None = None
+    seed: int = 0
+    relevancy_n: int = 3
+    path_threshold: float = 0.8
+    claim_threshold: float = 0.7
+    domains: list[str] | None = None
+    hops: list[int] | None = None
+    limit: int | None = None
+    skip_invalid: bool = False
+    batch_size: int = Field(default=50, ge=1)
+    workers: int | None = None  # questions in flight; default: responder + judge concurrency
+    shared_concurrency: int | None = Field(
+        default=None, ge=1, description="one limit on requests in flight for all roles together")
+
+    def identity(self, prompt_hashes: dict[str, str]) -> dict[str, Any]:
+        """Everything that determines the results; equal identity = the same run."""
+        return {
+            "kind": self.kind, "source_run": self.source_run,
+            "responder": self.responder if self.kind == "eval" else None,
+            "responder_llm": llm_identity(self.responder_llm) if self.kind == "eval" else None,
+            "judge": self.judge, "judge_llm": llm_identity(self.judge_llm),
+            "setting": self.setting.value if self.kind == "eval" else None,
+            "strategy": self.strategy.value if self.kind == "eval" else None,
+            "gt": self.gt.value, "noise": self.noise, "top_k": self.top_k, "seed": self.seed,
+            "relevancy_n": self.relevancy_n if self.judge == "llm" else None,
+            "thresholds": ([self.path_threshold, self.claim_threshold]
+                           if self.judge == "embedding" else None),
+            "domains": self.domains, "hops": self.hops, "limit": self.limit,
+            "prompt_hashes": prompt_hashes,
+        }
+
+    def default_run_id(self, prompt_hashes: dict[str, str]) -> str:
+        blob = json.dumps(self.identity(prompt_hashes), sort_keys=True, default=str)
+        prefix = "judge" if self.kind == "judge" else "run"
+        return f"{prefix}-{hashlib.sha256(blob.encode()).hexdigest()[:12]}"

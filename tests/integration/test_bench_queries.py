@@ -1,0 +1,169 @@
+"""Paths, perspectives, statistics, concepts and questions on the imported sample (real Neo4j)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from statistics import mean
+
+import networkx as nx
+import pytest
+
+from construction.graph_queries.concepts import find_concept, list_concepts, search_concepts
+from construction.graph_queries.paths import paths_between
+from construction.graph_queries.perspectives import group_perspectives, palette_map
+from construction.graph_queries.questions import annotate_perspectives, question_details
+from construction.graph_queries.stats import benchmark_stats
+from construction.perspectivebench import ids
+from construction.perspectivebench.importer import import_perspectivebench
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def sample(shared_data):
+    return shared_data / "perspectivebench" / "sample.jsonl"
+
+
+@pytest.fixture(scope="module")
+def physics_palette(shared_data):
+    doc = json.loads((shared_data / "perspectivebench" / "raw" / "pyhsic_init_palette.json")
+                     .read_text(encoding="utf-8"))
+    return palette_map(doc)
+
+
+@pytest.fixture(scope="module")
+def graph(store, sample):
+    import_perspectivebench(store, [sample])
+    return store
+
+
+def _nx_paths(store, domain: str, a: str, b: str, cutoff: int = 3) -> set:
+    g = nx.MultiDiGraph()
+    for e in store.query("bench/all_edges", domain=domain):
+        g.add_edge(e["source"], e["target"], key=e["uid"], label=e["label"])
+    out = set()
+    for edges in nx.all_simple_edge_paths(g, a, b, cutoff=cutoff):
+        keys = tuple([edges[0][0]] + [v for _, v, _ in edges])
+        labels = tuple(g.edges[u, v, k]["label"] for u, v, k in edges)
+        out.add((keys, labels))
+    return out
+
+
+@pytest.mark.parametrize(("start", "end"), [("topic_3", "topic_13"), ("topic_17", "topic_6"),
+                                            ("topic_11", "topic_17"), ("topic_10", "topic_2")])
+def test_cypher_paths_equal_networkx_simple_paths(graph, start, end):
+    groups = paths_between(graph, ids.concept_uid("physics", start),
+                           ids.concept_uid("physics", end), max_hops=3)
+    got = {(tuple(p.keys), tuple(p.labels)) for g in groups for p in g.paths}
+    assert got, "no path found"
+    assert got == _nx_paths(graph, "physics", start, end)
+    for g in groups:  # grouped by label signature, each edge with its reason
+        assert all(p.labels == g.labels for p in g.paths)
+        assert all(len(p.reasons) == p.hops and all(p.reasons) for p in g.paths)
+
+
+def test_max_hops_limits_the_paths(graph):
+    a, b = ids.concept_uid("physics", "topic_17"), ids.concept_uid("physics", "topic_6")
+    three = [p for g in paths_between(graph, a, b, max_hops=3) for p in g.paths]
+    one = [p for g in paths_between(graph, a, b, max_hops=1) for p in g.paths]
+    assert all(p.hops <= 1 for p in one)
+    assert len(one) < len(three)
+    with pytest.raises(ValueError):
+        paths_between(graph, a, b, max_hops=4)
+
+
+def _gds_graphs(store) -> list[str]:
+    return [r["graphName"] for r in store.run_text("CALL gds.graph.list() YIELD graphName "
+                                                    "RETURN graphName")]
+
+
+def test_perspectives_follow_palette_categories(graph, physics_palette):
+    groups = group_perspectives(graph, "physics", "topic_3", "topic_13", physics_palette)
+    by_name = {g.name: g for g in groups}
+    causal = by_name["causal_relations"]
+    assert sorted(p.labels[0] for p in causal.paths) == [
+        "CAUSES", "ENABLES_FUNCTION", "EXPLAINS_PHENOMENON"]
+    assert [q.id for q in causal.questions] == [0]
+    assert [q.id for q in by_name["temporal_procedural_relations"].questions] == [1]
+    assert not [g for g in _gds_graphs(graph) if g.startswith("bench_perspectives_")]
+
+
+def test_without_palette_groups_are_label_signatures(graph):
+    groups = group_perspectives(graph, "physics", "topic_3", "topic_13")
+    assert sorted(g.name for g in groups) == [
+        "CAUSES", "ENABLES_FUNCTION", "EXPLAINS_PHENOMENON", "PRECEDES"]
+
+
+def test_gds_merges_near_identical_groups(graph, physics_palette):
+    strict = group_perspectives(graph, "physics", "topic_17", "topic_6", physics_palette,
+                                merge_cutoff=1.0)
+    loose = group_perspectives(graph, "physics", "topic_17", "topic_6", physics_palette,
+                               merge_cutoff=0.3)
+    sigs = lambda gs: sorted(s for g in gs for s in g.signatures)  # noqa: E731
+    assert sigs(strict) == sigs(loose)  # every path in exactly one perspective
+    assert len(loose) < len(strict)
+    assert any(len(g.keys) > 1 for g in loose)
+    assert not [g for g in _gds_graphs(graph) if g.startswith("bench_perspectives_")]
+
+
+def test_stats_match_the_file(graph, sample):
+    lines = [json.loads(x) for x in sample.read_text(encoding="utf-8").splitlines()]
+    by = defaultdict(list)
+    for d in lines:
+        hop = max(p[next(k for k in p if k.startswith("path_"))].count("-->")
+                  for p in d["perspective_valid_paths"])
+        by[(d["domain"], hop)].append(d)
+    rows = {(r.domain, r.hop): r for r in benchmark_stats(graph)}
+    for key, qs in by.items():
+        r = rows[key]
+        assert r.questions == len(qs)
+        assert r.mean_valid == pytest.approx(mean(len(d["valid_paths"]) for d in qs))
+        assert r.mean_targets == pytest.approx(mean(len(d["perspective_valid_paths"]) for d in qs))
+        prec = [len(d["perspective_valid_paths"]) / len(d["valid_paths"]) for d in qs]
+        assert r.cover_all_precision == pytest.approx(mean(prec))
+        assert r.cover_all_recall == 1.0
+        assert r.cover_all_pas == pytest.approx(mean(2 * p / (1 + p) for p in prec))
+    total = rows[("ALL", "ALL")]
+    assert total.questions == len(lines)
+    prec = [len(d["perspective_valid_paths"]) / len(d["valid_paths"]) for d in lines]
+    assert total.cover_all_pas == pytest.approx(mean(2 * p / (1 + p) for p in prec))
+    only = benchmark_stats(graph, "biology")
+    assert {r.domain for r in only} == {"biology", "ALL"}
+
+
+def test_concept_lookup(graph):
+    hits = search_concepts(graph, "radioactive dating", domain="physics")
+    assert hits[0].key == "topic_13"
+    assert find_concept(graph, "topic_3").ambiguous  # topic_3 exists in several domains
+    m = find_concept(graph, "topic_3", domain="physics")
+    assert m.how == "key" and m.chosen.key == "topic_3"
+    assert find_concept(graph, "zzzqqq nothing").how == "none"
+    assert search_concepts(graph, 'force) OR (x:"') is not None  # special characters are safe
+    listed = list_concepts(graph, domain="physics")
+    assert {c.key for c in listed} >= {"topic_3", "topic_13"}
+
+
+def test_question_detail_with_perspectives(graph, physics_palette):
+    [q] = question_details(graph, 0, "physics")
+    assert len(q.targets) == 3 and len(q.distractors) == 1
+    assert q.endpoints == ("topic_3", "topic_13")
+    annotate_perspectives(graph, q, physics_palette)
+    assert {p.perspective for p in q.targets} == {"causal_relations"}
+    assert q.distractors[0].perspective == "temporal_procedural_relations"
+
+
+def test_all_pairs_query_matches_networkx(graph):
+    """The all-pairs route of benchmarks/bench_allpaths.py, on the imported physics sample."""
+    from construction.perspectivebench.paths import format_signature
+
+    cypher = {s for r in graph.read("bench/all_paths", domain="physics") for s in r["signatures"]}
+    g = nx.MultiDiGraph()
+    for e in graph.query("bench/all_edges", domain="physics"):
+        g.add_edge(e["source"], e["target"], key=e["uid"], label=e["label"])
+    expected = set()
+    for source in g.nodes:
+        for edges in nx.all_simple_edge_paths(g, source, set(g.nodes) - {source}, cutoff=3):
+            keys = [edges[0][0]] + [v for _, v, _ in edges]
+            expected.add(format_signature(keys, [g.edges[e]["label"] for e in edges]))
+    assert cypher == expected and len(cypher) > 100

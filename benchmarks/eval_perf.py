@@ -3,6 +3,8 @@
     KG_BOLT_PORT=... python benchmarks/eval_perf.py [--questions 1000] [--latency 0.1]
                                                     [--concurrency 32] [--keep]
 
+0. Named baseline: the bare LLM client making the same number of calls at the same
+   concurrency against the same server (no prompts, judging, cache or graph writes).
 1. 1,000 synthetic questions x (answer + path judge + faithfulness judge) with 100 ms latency
    per call and at most 32 requests in flight (responder and judge share the limit): the time
    against the limit calls x latency / concurrency (target ratio <= 1.5).
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import subprocess
@@ -70,6 +73,11 @@ def synthetic_line(i: int, rng: random.Random) -> dict:
                 ["Key Evidence"][1]], "valid_paths": paths, "full_content_pool": pool}
 
 
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--questions", type=int, default=1000)
@@ -83,7 +91,7 @@ def main() -> None:
     from evaluation.report import build_report
     from evaluation.runner import execute
     from evaluation.spec import RunSpec
-    from kg.llm import LLMConfig
+    from kg.llm import LLMClient, LLMConfig, LLMRequest
     from kg.store import Store
 
     tmp = Path(tempfile.mkdtemp(prefix="eval-bench-"))
@@ -117,14 +125,34 @@ def main() -> None:
 
     runs = ["bench-perf-cold", "bench-perf-warm"]
     try:
+        # named baseline: the bare client making as many calls at the same concurrency
+        bare = LLMClient(LLMConfig(model="test-model", base_url=base_url, cache=False,
+                                   concurrency=args.concurrency, timeout_s=30))
+        n_calls = 3 * args.questions
+        reqs = [LLMRequest(messages=[{"role": "system", "content": "Answer the user's question"},
+                                     {"role": "user", "content": f"Question: q{i}?"}])
+                for i in range(n_calls)]
+        t0 = time.perf_counter()
+        bare.run_sync(bare.complete_many(reqs))
+        bare_s = time.perf_counter() - t0
+        limit = n_calls * args.latency / args.concurrency
+        print(f"0. baseline, the bare LLM client: {n_calls} calls at concurrency "
+              f"{args.concurrency}: {bare_s:.2f} s; ratio to the limit {bare_s / limit:.2f}")
+        cpu0, load0 = _cpu(), os.getloadavg()[0]
         cold = execute(store, spec(runs[0]))
+        cpu, load1 = _cpu() - cpu0, os.getloadavg()[0]
         calls = cold.calls
         limit = calls * args.latency / args.concurrency
         print(f"1. cold run: {cold.completed} questions, {calls} calls "
               f"(answer + path judge + faithfulness judge), {cold.elapsed_s:.2f} s; "
               f"limit calls x latency / concurrency = {calls} x {args.latency} / "
               f"{args.concurrency} = {limit:.2f} s; ratio {cold.elapsed_s / limit:.2f} "
-              f"(target <= 1.5)  status={cold.status}")
+              f"(target <= 1.5); {cold.elapsed_s / bare_s:.2f} x the bare-client baseline; "
+              f"status={cold.status}")
+        print(f"   of which setup (questions, contexts, run record): {cold.setup_s:.2f} s")
+        print(f"   CPU time of this process during the run: {cpu:.2f} s "
+              f"({cpu / max(calls, 1) * 1000:.2f} ms per call); load average "
+              f"{load0:.1f} -> {load1:.1f} on {os.cpu_count()} CPUs (other processes compete)")
         warm = execute(store, spec(runs[1]))
         print(f"2. warm-cache rerun: {warm.completed} questions, {warm.calls} calls "
               f"to the server, {warm.cached_calls} from cache, {warm.elapsed_s:.2f} s "

@@ -40,6 +40,7 @@ DEFAULT_FILE = Path(__file__).resolve().parents[2] / "shared/data/perspectra/Per
 
 
 def line(name: str, seconds: float, target: float | None = None, extra: str = "") -> None:
+    """One figure; wall-clock seconds, so other load on the machine shows up here."""
     budget = f"  target {target:>4.0f} s  ratio {seconds / target:.2f}" if target else ""
     print(f"{name:<48} {seconds:7.2f} s{budget}{extra}", flush=True)
 
@@ -79,12 +80,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             emb = Embedder(cache_path=Path(tmp) / "bench.sqlite")
             for label, target in (("cold embedding cache", 60.0), ("warm embedding cache", None)):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 results = {"t1": t1_baseline(items["t1"], corpus, emb.encode),
                            "t2": t2_baseline(items["t2"], emb.encode),
                            "t3": t3_baseline(items["t3"], corpus, emb.encode)}
                 line(f"3 baselines over {3 * args.n} items, {label}", time.perf_counter() - t0,
-                     target)
+                     target, f"   [CPU time {time.process_time() - c0:.1f} s on "
+                     f"{os.cpu_count()} cores, load avg {os.getloadavg()[0]:.1f}]")
         for task, res in results.items():
             s = score(items[task], [parse_for(i, r) for i, r in zip(items[task], res.replies,
                                                                      strict=True)]).summary

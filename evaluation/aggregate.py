@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from evaluation.reporting import CI, Table, bootstrap_ci
+from evaluation.reporting import CI, Table, bootstrap_cis
 from evaluation.scoring import QuestionScore
 
 # column -> (value getter, scale); percentages like the paper's tables
@@ -31,11 +31,9 @@ NOTES = [
 def metric_cis(scores: list[QuestionScore], *, stratify_by_hop: bool = False,
                resamples: int = 1000, seed: int = 0) -> dict[str, CI]:
     strata = [s.hop for s in scores] if stratify_by_hop else None
-    out = {}
-    for name, (get, scale) in METRICS.items():
-        vals = [None if (v := get(s)) is None else v * scale for s in scores]
-        out[name] = bootstrap_ci(vals, strata=strata, resamples=resamples, seed=seed)
-    return out
+    columns = {name: [None if (v := get(s)) is None else v * scale for s in scores]
+               for name, (get, scale) in METRICS.items()}
+    return bootstrap_cis(columns, strata=strata, resamples=resamples, seed=seed)
 
 
 def _row(label: str, key: str, scores: list[QuestionScore], **kw) -> dict:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluation.aggregate import METRICS, by_field, by_hop, metric_cis
+from evaluation.aggregate import METRICS, by_field, by_hop
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
 from evaluation.scoring import QuestionScore, run_scores
@@ -26,7 +26,7 @@ class Report(BaseModel):
 
 def run_label(run: dict[str, Any]) -> str:
     roles = run.get("roles") or {}
-    who = roles.get("responder") or "?"
+    who = roles.get("responder") or f"answers of {run.get('source_run')}"
     return f"{run['uid']} ({who}, {run.get('setting')}/{run.get('strategy')}, " \
            f"judge {roles.get('judge') or run.get('judge')})"
 
@@ -55,7 +55,7 @@ def build_report(store: Store, run_ids: list[str], out_dir: Path | None = None,
         if not scores:
             raise EvalInputError(f"run {rid!r} has no judged answers yet")
         loaded.append((run, scores))
-    summary_rows = []
+    summary_rows, hop_tables = [], {}
     for run, scores in loaded:
         rid, label = run["uid"], run_label(run)
         extra = _baseline_note(run) + [
@@ -66,35 +66,32 @@ def build_report(store: Store, run_ids: list[str], out_dir: Path | None = None,
         ]
         t = by_hop(scores, f"{label} — by hop")
         t.notes += extra
+        hop_tables[rid] = t
         write(report, f"{rid}_by_hop", t, out_dir, formats)
         write(report, f"{rid}_by_domain", by_field(scores, "domain", f"{label} — by domain"),
               out_dir, formats)
         write(report, f"{rid}_by_theme", by_field(scores, "theme", f"{label} — by theme"),
               out_dir, formats)
+        overall = next(r for r in t.rows if r["hop"] == "Overall")
         summary_rows.append({"run": rid, "responder": (run.get("roles") or {}).get("responder"),
                              "setting": run.get("setting"), "strategy": run.get("strategy"),
                              "judge": run.get("judge"), "n": len(scores),
-                             **metric_cis(scores, stratify_by_hop=True)})
+                             **{k: overall[k] for k in METRICS}})
     write(report, "overall", Table(
         title="Overall per run (weighted by questions per hop)",
         columns=["run", "responder", "setting", "strategy", "judge", "n", *METRICS],
         rows=summary_rows), out_dir, formats)
     if plots and out_dir is not None:
-        report.files += _plots(loaded, out_dir)
+        report.files += _plots(hop_tables, summary_rows, out_dir)
     return report
 
 
-def _plots(loaded, out_dir: Path) -> list[Path]:
+def _plots(hop_tables: dict[str, Table], summary_rows: list[dict], out_dir: Path) -> list[Path]:
     from evaluation.reporting.plots import bar_by_group, scatter_points
 
-    series, points = {}, {}
-    for run, scores in loaded:
-        hops = sorted({s.hop for s in scores})
-        series[run["uid"]] = {f"{h}-hop": metric_cis([s for s in scores if s.hop == h])["PAS"]
-                              for h in hops}
-        series[run["uid"]]["Overall"] = metric_cis(scores, stratify_by_hop=True)["PAS"]
-        cis = metric_cis(scores, stratify_by_hop=True)
-        points[run["uid"]] = [(cis["PRec"].mean, cis["PPrec"].mean)]
+    series = {rid: {r["hop"]: r["PAS"] for r in t.rows} for rid, t in hop_tables.items()}
+    points = {r["run"]: [(r["PRec"].mean, r["PPrec"].mean)] for r in summary_rows
+              if r["PRec"].mean is not None and r["PPrec"].mean is not None}
     return [
         bar_by_group(series, out_dir / "pas_by_hop.png", title="PAS by hop", ylabel="PAS (%)",
                      scale=1.0),

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 
+import openai
 from pydantic import BaseModel, Field
 
 from evaluation import runs
@@ -28,6 +29,8 @@ from kg.llm import BudgetExceeded, LLMCallError, LLMClient, StructuredOutputErro
 from kg.store import Store
 
 Progress = Callable[[int, int], None]
+# Refusals that no retry or other question can fix: stop the run instead of failing each item.
+_FATAL = (openai.AuthenticationError, openai.PermissionDeniedError)
 
 
 class RunSummary(BaseModel):
@@ -42,6 +45,7 @@ class RunSummary(BaseModel):
     calls: int = 0
     cached_calls: int = 0
     elapsed_s: float = 0.0
+    setup_s: float = 0.0  # reading questions, building contexts, opening the run
 
 
 def package_version() -> str:
@@ -70,6 +74,7 @@ class _Pipeline:
         self.completed = 0
         self.stopped: str | None = None
         self._flush_lock = asyncio.Lock()
+        self._flushing: asyncio.Task | None = None
         self._ledger_mark = [0 for _ in clients]
 
     def _usage_delta(self, results: list[QuestionResult]) -> dict[str, float | int]:
@@ -113,7 +118,12 @@ class _Pipeline:
         self.buffer.append(QuestionResult(question=q, answer_uid=a_uid, answer=answer,
                                           judged=judged))
         if len(self.buffer) >= self.spec.batch_size:
-            await self.flush()
+            self.flush_soon()
+
+    def flush_soon(self) -> None:
+        """Write the buffer in the background: workers keep asking while a batch is written."""
+        if self._flushing is None or self._flushing.done():
+            self._flushing = asyncio.create_task(self.flush())
 
     async def run(self, items: list[tuple[EvalQuestion, list[Fact], list[Fact], dict | None]],
                   workers: int) -> None:
@@ -130,6 +140,8 @@ class _Pipeline:
                     self.stopped = str(exc)
                 except (StructuredOutputError, LLMCallError) as exc:
                     self.errors.append(f"{q.ref}: {type(exc).__name__}: {exc}"[:1000])
+                    if isinstance(exc.__cause__, _FATAL):  # every other call would fail too
+                        self.stopped = f"{type(exc.__cause__).__name__}: {exc}"[:1000]
 
         finished = asyncio.Event()
 
@@ -138,7 +150,7 @@ class _Pipeline:
                 try:
                     await asyncio.wait_for(finished.wait(), timeout=2.0)
                 except TimeoutError:
-                    await self.flush()
+                    self.flush_soon()
 
         tick = asyncio.create_task(ticker())
         try:
@@ -147,6 +159,8 @@ class _Pipeline:
             # never cancel a flush midway: its batch would be written but not counted
             finished.set()
             await tick
+            if self._flushing is not None:
+                await self._flushing
             await self.flush()
             for c in self.clients:
                 await c.aclose()
@@ -223,6 +237,7 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         (r_client.config.concurrency if r_client else 4)
         + (j_client.config.concurrency if j_client else 0))
     pipe = _Pipeline(store, run_id, judge, responder, clients, spec, progress, len(items))
+    setup_s = time.perf_counter() - started
     asyncio.run(pipe.run(items, workers))
 
     failed = len(items) - pipe.completed
@@ -234,4 +249,4 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         completed=pipe.completed, failed=failed, skipped_invalid=len(problems),
         errors=errors + problems, calls=sum(c.ledger.calls for c in clients),
         cached_calls=sum(c.ledger.cached for c in clients),
-        elapsed_s=time.perf_counter() - started)
+        elapsed_s=time.perf_counter() - started, setup_s=setup_s)

@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from evaluation.metrics import faithfulness, partial_scores, path_scores
 from evaluation.runs import get_run
+from kg import cypher_files
 from kg.store import Store
 
 
@@ -39,19 +40,18 @@ class QuestionScore(BaseModel):
 
 def score_row(row: dict[str, Any]) -> QuestionScore:
     valid = set(row["valid"])
-    seen: dict[str, dict] = {}
+    seen: dict[str, tuple[bool, float]] = {}
     foreign = 0
-    for v in row["verdicts"]:
-        if v["path"] not in valid:
+    for path, present, partial in zip(row["v_path"], row["v_present"], row["v_partial"],
+                                      strict=True):
+        if path not in valid:
             foreign += 1
         else:
-            seen.setdefault(v["path"], v)
-    present = {p: bool(v["present"]) for p, v in seen.items()}
+            seen.setdefault(path, (bool(present), float(partial or 0.0)))
+    present = {p: ok for p, (ok, _) in seen.items()}
     aon = path_scores(row["targets"], [p for p, ok in present.items() if ok])
-    part = partial_scores(row["targets"], {p: float(v["partial"] or 0.0)
-                                           for p, v in seen.items()})
+    part = partial_scores(row["targets"], {p: c for p, (_, c) in seen.items()})
     n_claims, n_sup = row["n_claims"], row["n_supported"]
-    j = row["judged"] or {}
     return QuestionScore(
         question=row["question"], answer=row["answer"], id=row["id"], domain=row["domain"],
         theme=row["theme"], hop=row["hop"], precision=aon.precision, recall=aon.recall,
@@ -59,14 +59,24 @@ def score_row(row: dict[str, Any]) -> QuestionScore:
         partial_pas=part.pas, empty_a=aon.empty_a,
         faithfulness=faithfulness([True] * n_sup + [False] * (n_claims - n_sup)),
         n_claims=n_claims, tokens=row["tokens"], tokens_source=row["tokens_source"],
-        relevancy=j.get("relevancy"), relevancy_method=j.get("relevancy_method"),
-        rejected=j.get("rejected") or 0, duplicates=j.get("duplicates") or 0, foreign=foreign,
-        present=present,
+        relevancy=row.get("relevancy"), relevancy_method=row.get("relevancy_method"),
+        rejected=row.get("rejected") or 0, duplicates=row.get("duplicates") or 0,
+        foreign=foreign, present=present,
     )
+
+
+def _fetch(store: Store, run_id: str) -> list[dict[str, Any]]:
+    # plain records (keys + values): the driver's recursive .data() costs more than the query
+    text = cypher_files.load("eval/scores")
+    with store.session() as s:
+        def work(tx):
+            result = tx.run(text, {"uid": run_id})
+            keys = result.keys()
+            return [dict(zip(keys, rec.values(), strict=True)) for rec in result]
+        return s.execute_read(work)
 
 
 def run_scores(store: Store, run_id: str) -> tuple[dict[str, Any], list[QuestionScore]]:
     """The run record and one score per judged question (unknown run id: EvalInputError)."""
     run = get_run(store, run_id)
-    rows = store.read("eval/scores", uid=run_id)
-    return run, [score_row(r) for r in rows if r["targets"]]
+    return run, [score_row(r) for r in _fetch(store, run_id) if r["targets"]]

@@ -64,6 +64,9 @@ class Store:
             # A single local server speaks neo4j:// with routing disabled gracefully; keep
             # connection checks short so a dead server is reported quickly.
             connection_acquisition_timeout=30,
+            # "property does not exist" and similar planner notices flood logs on a young
+            # graph; query errors still raise.
+            notifications_min_severity="OFF",
         )
 
     # -- lifecycle ----------------------------------------------------------------------

@@ -22,13 +22,13 @@ added to every request. Usage is word counts unless the rule says `usage=False`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Match = str | Callable[[dict[str, Any]], bool] | None
@@ -89,31 +89,44 @@ class LLMTestServer:
         self.rules: list[Rule] = []
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
         self._thread: threading.Thread | None = None
 
-    # -- lifecycle -------------------------------------------------------------------------
+    # -- lifecycle (an asyncio server on a thread of its own: no thread per request, so
+    #    hundreds of slow requests cost little CPU, like a real async inference server) ------
     def start(self) -> LLMTestServer:
-        server = self
+        self._loop = asyncio.new_event_loop()
+        ready = threading.Event()
 
-        class Handler(_Handler):
-            owner = server
+        def serve() -> None:
+            asyncio.set_event_loop(self._loop)
+            self._server = self._loop.run_until_complete(
+                asyncio.start_server(self._connection, "127.0.0.1", 0, backlog=512))
+            ready.set()
+            self._loop.run_forever()
 
-        httpd = ThreadingHTTPServer.__new__(ThreadingHTTPServer)
-        httpd.request_queue_size = 256  # many clients connect at once
-        ThreadingHTTPServer.__init__(httpd, ("127.0.0.1", 0), Handler)
-        httpd.daemon_threads = True
-        self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=serve, daemon=True, name="llm-test-server")
         self._thread.start()
+        ready.wait(10)
         return self
 
     def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
+        if self._server is None or self._loop is None:
+            return
+        loop, server = self._loop, self._server
+
+        async def shutdown() -> None:
+            server.close()
+            for task in [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]:
+                task.cancel()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+        loop.close()
+        self._server = None
 
     def __enter__(self) -> LLMTestServer:
         return self.start()
@@ -123,8 +136,8 @@ class LLMTestServer:
 
     @property
     def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return self._httpd.server_address[1]
+        assert self._server is not None, "server not started"
+        return self._server.sockets[0].getsockname()[1]
 
     @property
     def base_url(self) -> str:
@@ -171,6 +184,43 @@ class LLMTestServer:
                     return rule
         return None
 
+    async def _connection(self, reader: asyncio.StreamReader,
+                          writer: asyncio.StreamWriter) -> None:
+        """One keep-alive connection: HTTP/1.1 requests with a Content-Length body."""
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                method, path, _ = lines[0].split(" ", 2)
+                headers = {k.strip().lower(): v.strip() for k, _, v in
+                           (ln.partition(":") for ln in lines[1:] if ":" in ln)}
+                length = int(headers.get("content-length") or 0)
+                raw = await reader.readexactly(length) if length else b""
+                if method == "GET" and path.rstrip("/").endswith("/models"):
+                    out = (200, {}, json.dumps({"object": "list", "data": [
+                        {"id": "test-model", "object": "model"}]}).encode(), 0.0)
+                elif method != "POST":
+                    out = (404, {}, _error("not found"), 0.0)
+                else:
+                    try:
+                        body = json.loads(raw or b"{}")
+                    except json.JSONDecodeError:
+                        out = (400, {}, _error("request body is not JSON"), 0.0)
+                    else:
+                        out = self.handle(path, body, headers)
+                status, out_headers, payload, delay = out
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                writer.write(_http_response(status, out_headers, payload))
+                await writer.drain()
+                if headers.get("connection", "").lower() == "close":
+                    break
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError,
+                asyncio.CancelledError, ValueError):
+            pass  # the client went away (e.g. gave up on a slow reply) or spoke garbage
+        finally:
+            writer.close()
+
     def handle(self, path: str, body: dict[str, Any], headers: dict[str, str]):
         """Returns (status, headers, body bytes, delay)."""
         status, out_headers, payload, delay = self._respond(path, body)
@@ -212,45 +262,15 @@ def _error(message: str) -> bytes:
     return json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, like real servers
-    owner: LLMTestServer
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
+            500: "Internal Server Error", 503: "Service Unavailable"}
 
-    def log_message(self, *args: Any) -> None:  # quiet
-        pass
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server API
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            self._send(400, {}, _error("request body is not JSON"))
-            return
-        status, headers, payload, delay = self.owner.handle(
-            self.path, body, {k.lower(): v for k, v in self.headers.items()})
-        if delay > 0:
-            time.sleep(delay)
-        self._send(status, headers, payload)
-
-    def do_GET(self) -> None:  # noqa: N802
-        if self.path.rstrip("/").endswith("/models"):
-            self._send(200, {}, json.dumps({"object": "list", "data": [
-                {"id": "test-model", "object": "model", "owned_by": "tests"}]}).encode())
-        else:
-            self._send(404, {}, _error("not found"))
-
-    def _send(self, status: int, headers: dict[str, str], payload: bytes) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            for k, v in headers.items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(payload)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
-            self.close_connection = True
+def _http_response(status: int, headers: dict[str, str], payload: bytes) -> bytes:
+    head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+            "Content-Type: application/json", f"Content-Length: {len(payload)}",
+            *[f"{k}: {v}" for k, v in headers.items()]]
+    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload
 
 
 # -- a scripted stand-in for responder and judge models (evaluation tests and benchmarks) ----

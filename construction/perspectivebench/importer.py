@@ -70,12 +70,14 @@ def plan_in_tx(
     *,
     source: str,
     palette: dict[str, str] | None,
+    domain_palettes: dict[str, dict[str, str]] | None = None,
 ) -> ImportPlan:
     """Read what the graph holds for the touched concepts/paths and build the rows."""
     concept_uids, path_uids = planned_uids(questions)
     existing_concepts, existing_paths = read_existing(tx, concept_uids, path_uids)
     return build_plan(questions, existing_concepts=existing_concepts,
-                      existing_paths=existing_paths, source=source, palette=palette)
+                      existing_paths=existing_paths, source=source, palette=palette,
+                      domain_palettes=domain_palettes)
 
 
 def _write_rejects(path: Path, rejected: list[tuple[LineRef, list[Problem]]]) -> None:
@@ -96,6 +98,7 @@ def import_perspectivebench(
     palette: dict[str, str] | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     batch_size: int | None = None,
+    domain_palettes: dict[str, dict[str, str]] | None = None,
 ) -> ImportReport:
     """Import PerspectiveBench JSONL files into the graph (docs/graph-model.md).
 
@@ -103,7 +106,8 @@ def import_perspectivebench(
     `ImportValidationError` (its `.problems` list every error as file:line:field: message) and
     writes nothing. With `skip_invalid=True` the good lines are imported, the bad ones are
     written with their reasons to `rejects_path` (JSONL) when given, and counted in the report.
-    `palette` (label -> category) sets `RELATES.category`. All writes run in one transaction.
+    `palette` (label -> category, every domain) and `domain_palettes` (domain -> label ->
+    category, taking precedence) set `RELATES.category`. All writes run in one transaction.
     """
     started = time.perf_counter()
     files = [Path(f) for f in files]
@@ -125,7 +129,8 @@ def import_perspectivebench(
         source = "perspectivebench:" + ",".join(f.name for f in files)
 
         def work(tx: ManagedTransaction) -> ImportPlan:
-            plan = plan_in_tx(tx, result.questions, source=source, palette=palette)
+            plan = plan_in_tx(tx, result.questions, source=source, palette=palette,
+                              domain_palettes=domain_palettes)
             write_plan(tx, plan, batch_size or store.settings.batch_size)
             return plan
 

@@ -62,7 +62,8 @@ def concept_text(summary: str, topic_words: list[str] | None) -> str:
 class _Builder:
     def __init__(self, existing_concepts: dict[str, dict[str, Any]],
                  existing_paths: dict[str, list[str]], source: str,
-                 palette: dict[str, str] | None) -> None:
+                 palette: dict[str, str] | None,
+                 domain_palettes: dict[str, dict[str, str]] | None) -> None:
         self.plan = ImportPlan()
         # canonical pool entry / path reasons per uid: the graph's first, else the first line's
         self.entries = dict(existing_concepts)
@@ -71,6 +72,7 @@ class _Builder:
         self.existing_paths = set(existing_paths)
         self.provenance = json.dumps({"stage": "import", "source": source})
         self.palette = palette or {}
+        self.domain_palettes = domain_palettes or {}
         self.seen: dict[str, set[str]] = {k: set() for k in ("dom", "con", "fact", "edge", "path")}
 
     def _once(self, kind: str, uid: str) -> bool:
@@ -78,6 +80,9 @@ class _Builder:
             return False
         self.seen[kind].add(uid)
         return True
+
+    def category(self, domain: str, label: str) -> str | None:
+        return self.domain_palettes.get(domain, {}).get(label) or self.palette.get(label)
 
     def fact(self, domain: str, text: str) -> str:
         uid = ids.fact_uid(domain, text)
@@ -132,7 +137,7 @@ class _Builder:
                     self.plan.edges.append({
                         "uid": e_uid, "domain": dom, "label": label, "reason": reason,
                         "from": ids.concept_uid(dom, a), "to": ids.concept_uid(dom, b),
-                        "category": self.palette.get(label), "provenance": self.provenance,
+                        "category": self.category(dom, label), "provenance": self.provenance,
                     })
             self.plan.paths.append({
                 "uid": uid, "domain": dom, "signature": p.signature, "hops": p.hops,
@@ -175,10 +180,12 @@ def build_plan(
     existing_paths: dict[str, list[str]] | None = None,
     source: str = "perspectivebench",
     palette: dict[str, str] | None = None,
+    domain_palettes: dict[str, dict[str, str]] | None = None,
 ) -> ImportPlan:
     """Rows for every write of an import. `existing_*` are what the graph holds already
-    (concept uid -> rendered pool entry, path uid -> reasons), used as the canonical versions."""
-    b = _Builder(existing_concepts or {}, existing_paths or {}, source, palette)
+    (concept uid -> rendered pool entry, path uid -> reasons), used as the canonical versions;
+    edge categories come from `domain_palettes[domain]`, else `palette` (label -> category)."""
+    b = _Builder(existing_concepts or {}, existing_paths or {}, source, palette, domain_palettes)
     for ref, q in questions:
         b.question(ref, q)
     return b.plan

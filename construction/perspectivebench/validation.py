@@ -206,6 +206,8 @@ def _read_lines(path: Path, result: ValidationResult) -> list[bytes] | None:
         result.errors.append(Problem(file=str(path), line=0, message="no such file"))
         return None
     data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark (some editors write one)
+        data = data[3:]
     if not data.strip():
         result.errors.append(Problem(file=str(path), line=0, message="file is empty: no questions"))
         return None

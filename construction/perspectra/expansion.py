@@ -36,7 +36,7 @@ class ExpansionReport:
 def clean_expansion(text: str) -> str:
     """Strip whitespace and one pair of wrapping quotes; an empty result means no expansion."""
     t = text.strip()
-    if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'“”":
+    if len(t) >= 2 and (t[0], t[-1]) in {('"', '"'), ("'", "'"), ("“", "”")}:
         t = t[1:-1].strip()
     return t
 

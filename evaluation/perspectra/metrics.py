@@ -103,7 +103,9 @@ def t3_scores(golds: Sequence[str], preds: Sequence[Parsed], texts: Sequence[str
     for gold, p, text in zip(golds, preds, texts, strict=True):
         invalid += not p.valid
         correct.append(float(p.valid and p.value == gold))
-        concession.append(float(is_concession_rebuttal(text)))
+        # a bundle (t3 --bundle N) counts when any of its paragraphs concedes and turns
+        concession.append(float(any(is_concession_rebuttal(part)
+                                    for part in text.split("\n\n"))))
     errors = [c for ok, c in zip(correct, concession, strict=True) if not ok]
     conc_items = [ok for ok, c in zip(correct, concession, strict=True) if c]
     other_items = [ok for ok, c in zip(correct, concession, strict=True) if not c]

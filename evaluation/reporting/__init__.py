@@ -3,6 +3,7 @@ table exporters (CSV / JSON / Markdown) and PNG plots.
 
     from evaluation.reporting import bootstrap_ci, paired_bootstrap, agreement, Table, export_table
     ci = bootstrap_ci(values)                       # CI(mean, low, high, n) — 95 %, seeded
+    cis = bootstrap_cis({"PAS": [...], "PRec": [...]})  # many metrics, shared resamples
     ci = bootstrap_ci(values, strata=hops)   # resample within strata; mean weighted by
                                              # stratum size (= "weighted by questions per hop")
     d = paired_bootstrap(a, b)               # PairedResult(mean_a, mean_b, diff, low, high, p)
@@ -17,10 +18,17 @@ Everything is numpy/pure Python except plots (matplotlib, imported lazily) and a
 """
 
 from evaluation.reporting.agreement import Agreement, agreement
-from evaluation.reporting.bootstrap import CI, PairedResult, bootstrap_ci, paired_bootstrap
+from evaluation.reporting.bootstrap import (
+    CI,
+    PairedResult,
+    bootstrap_ci,
+    bootstrap_cis,
+    paired_bootstrap,
+)
 from evaluation.reporting.tables import Table, export_table, fmt_ci
 
 __all__ = [
-    "CI", "Agreement", "PairedResult", "Table", "agreement", "bootstrap_ci", "export_table",
+    "CI", "Agreement", "PairedResult", "Table", "agreement", "bootstrap_ci", "bootstrap_cis",
+    "export_table",
     "fmt_ci", "paired_bootstrap",
 ]

@@ -1,8 +1,12 @@
-"""Percentile bootstrap confidence intervals (plain, stratified, paired). Seeded, vectorized."""
+"""Percentile bootstrap confidence intervals (plain, stratified, paired). Seeded, vectorized.
+
+Resamples are drawn once per group as a matrix of multinomial counts, so many metrics over the
+same items share their resamples (one matrix product for all of them).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel
@@ -28,41 +32,76 @@ class PairedResult(BaseModel):
 
 
 def _clean(values: Sequence[float | None]) -> np.ndarray:
-    arr = np.array([np.nan if v is None else v for v in values], dtype=float)
-    return arr
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
+
+
+def _counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
+    """(resamples, n) matrix: how often each item is drawn in each resample."""
+    draws = rng.integers(0, n, size=(resamples, n)) + (np.arange(resamples) * n)[:, None]
+    return np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n).astype(
+        float)
+
+
+def bootstrap_cis(
+    columns: Mapping[str, Sequence[float | None]], *, strata: Sequence[object] | None = None,
+    resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95, seed: int = 0,
+) -> dict[str, CI]:
+    """Mean and percentile CI of every column (same items, shared resamples).
+
+    None/NaN values are left out of their column (and not counted in its n). With `strata`,
+    items are resampled within their stratum and the statistic is the mean of the stratum
+    means weighted by each stratum's item count (e.g. overall = weighted by questions per hop).
+    """
+    names = list(columns)
+    if not names:
+        return {}
+    x = np.column_stack([_clean(columns[k]) for k in names])  # (n, m)
+    n_items = x.shape[0]
+    labels = list(strata) if strata is not None else [0] * n_items
+    if len(labels) != n_items:
+        raise ValueError(f"{len(labels)} strata for {n_items} items")
+    rng = np.random.default_rng(seed)
+    valid = ~np.isnan(x)
+    xz = np.where(valid, x, 0.0)
+    sums = np.zeros(len(names))
+    counts = np.zeros(len(names))
+    dist_parts = []  # per stratum: (resample means (B, m), valid counts (m,))
+    for g in dict.fromkeys(labels):
+        rows = np.array([lab == g for lab in labels])
+        xs, vs = xz[rows], valid[rows].astype(float)
+        w = _counts(rng, int(rows.sum()), resamples)  # (B, n_g)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (w @ xs) / (w @ vs)  # (B, m); NaN where a resample drew no valid item
+        dist_parts.append((means, vs.sum(axis=0)))
+        sums += xs.sum(axis=0)
+        counts += vs.sum(axis=0)
+    out = {}
+    alpha = (1 - confidence) / 2
+    for j, name in enumerate(names):
+        n = int(counts[j])
+        if n == 0:
+            out[name] = CI(mean=None, low=None, high=None, n=0)
+            continue
+        dist = np.zeros(resamples)
+        for means, nv in dist_parts:
+            if nv[j] > 0:
+                col = means[:, j]
+                # a resample with no valid item in a stratum keeps that stratum's point mean
+                point_g = np.nanmean(col) if np.isnan(col).any() else None
+                col = np.where(np.isnan(col), point_g if point_g is not None else 0.0, col)
+                dist += nv[j] / n * col
+        low, high = np.quantile(dist, [alpha, 1 - alpha])
+        out[name] = CI(mean=float(sums[j] / n), low=float(low), high=float(high), n=n)
+    return out
 
 
 def bootstrap_ci(
     values: Sequence[float | None], *, strata: Sequence[object] | None = None,
     resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95, seed: int = 0,
 ) -> CI:
-    """Mean and percentile CI; None/NaN values are left out (and not counted in n).
-
-    With `strata`, each stratum is resampled on its own and the statistic is the mean of the
-    stratum means weighted by stratum size (e.g. overall = weighted by questions per hop).
-    """
-    x = _clean(values)
-    keep = ~np.isnan(x)
-    if strata is None:
-        groups = [x[keep]]
-    else:
-        s = np.asarray(list(strata), dtype=object)[keep]
-        xs = x[keep]
-        groups = [xs[s == g] for g in dict.fromkeys(s.tolist())]
-    groups = [g for g in groups if g.size]
-    n = int(sum(g.size for g in groups))
-    if n == 0:
-        return CI(mean=None, low=None, high=None, n=0)
-    rng = np.random.default_rng(seed)
-    weights = np.array([g.size for g in groups], dtype=float) / n
-    point = float(sum(w * g.mean() for w, g in zip(weights, groups, strict=True)))
-    dist = np.zeros(resamples)
-    for w, g in zip(weights, groups, strict=True):
-        idx = rng.integers(0, g.size, size=(resamples, g.size))
-        dist += w * g[idx].mean(axis=1)
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(dist, [alpha, 1 - alpha])
-    return CI(mean=point, low=float(low), high=float(high), n=n)
+    """Mean and percentile CI of one series (see `bootstrap_cis`)."""
+    return bootstrap_cis({"x": values}, strata=strata, resamples=resamples,
+                         confidence=confidence, seed=seed)["x"]
 
 
 def paired_bootstrap(
@@ -81,7 +120,7 @@ def paired_bootstrap(
                             p_value=None)
     d = xb - xa
     rng = np.random.default_rng(seed)
-    dist = d[rng.integers(0, n, size=(resamples, n))].mean(axis=1)
+    dist = (_counts(rng, n, resamples) @ d) / n
     alpha = (1 - confidence) / 2
     low, high = np.quantile(dist, [alpha, 1 - alpha])
     # two-sided p: how often the resampled difference lands on the other side of zero

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.table import Table
@@ -40,7 +40,8 @@ class StatsFmt(StrEnum):
 
 DomainOpt = Annotated[str | None, typer.Option("--domain", "-d", help="Only this domain.")]
 PaletteOpt = Annotated[list[str] | None, typer.Option(
-    "--palette", help="Relation palette JSON (label -> category), [DOMAIN=]FILE; repeatable.")]
+    "--palette", help="Relation palette JSON (published format): FILE for every domain or "
+    "DOMAIN=FILE; repeatable.")]
 
 
 @contextmanager
@@ -62,17 +63,25 @@ def _echo_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
-def _load_palettes(specs: list[str] | None) -> dict[str, str]:
+def _load_palettes(specs: list[str] | None) -> dict[str | None, dict[str, str]]:
+    """`--palette FILE` (every domain) and `--palette DOMAIN=FILE` -> {domain|None: label->cat}."""
     from construction.graph_queries.perspectives import palette_map
 
-    merged: dict[str, str] = {}
+    out: dict[str | None, dict[str, str]] = {}
     for spec in specs or []:
-        path = Path(spec.split("=", 1)[1] if "=" in spec and not Path(spec).exists() else spec)
+        domain, _, file = spec.partition("=") if "=" in spec and not Path(spec).exists() \
+            else (None, "", spec)
         try:
-            merged.update(palette_map(json.loads(path.read_text(encoding="utf-8"))))
+            mapping = palette_map(json.loads(Path(file).read_text(encoding="utf-8")))
         except (OSError, ValueError) as e:
-            fail(f"palette {path}: {e}")
-    return merged
+            fail(f"palette {file}: {e}")
+        out.setdefault(domain or None, {}).update(mapping)
+    return out
+
+
+def _palette_for(palettes: dict[str | None, dict[str, str]], domain: str) -> dict[str, str] | None:
+    merged = {**palettes.get(None, {}), **palettes.get(domain, {})}
+    return merged or None
 
 
 # ---------------------------------------------------------------- import / export
@@ -82,25 +91,33 @@ def import_perspectivebench_cmd(
     skip_invalid: Annotated[bool, typer.Option(
         help="Import the good lines; write the bad ones with their reasons to --rejects.")] = False,
     rejects: Annotated[Path | None, typer.Option(help="Where --skip-invalid writes rejected "
-                                                 "lines (JSONL).")] = None,
+                                                 "lines (JSONL); default "
+                                                 "perspectivebench.rejects.jsonl.")] = None,
     palette: PaletteOpt = None,
     max_line_bytes: Annotated[int, typer.Option(help="Longest accepted line.")] = 4 * 1024 * 1024,
+    check: Annotated[bool, typer.Option(
+        "--check", help="Only validate the files (no database needed); exit 1 on errors.")] = False,
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
 ) -> None:
     """Import PerspectiveBench questions (validated first; bad input writes nothing)."""
     from construction.perspectivebench.importer import import_perspectivebench
     from construction.perspectivebench.report import ImportValidationError, format_problems
 
+    if check:
+        _check_only(files, max_line_bytes)
+        return
+
     if skip_invalid and rejects is None:
         rejects = Path("perspectivebench.rejects.jsonl")
+    palettes = _load_palettes(palette)
     with _store() as store:
         try:
             report = import_perspectivebench(
                 store, files, skip_invalid=skip_invalid, rejects_path=rejects,
-                palette=_load_palettes(palette) or None, max_line_bytes=max_line_bytes)
+                palette=palettes.get(None), max_line_bytes=max_line_bytes,
+                domain_palettes={d: m for d, m in palettes.items() if d is not None})
         except ImportValidationError as e:
-            fail(f"{len(e.problems)} problem(s); nothing was written:\n"
-                 + format_problems(e.problems))
+            _fail_problems(f"{len(e.problems)} problem(s); nothing was written:", e.problems)
     if fmt is Fmt.json:
         _echo_json(report.model_dump() | {"nodes_created": report.nodes_created})
         return
@@ -122,6 +139,30 @@ def import_perspectivebench_cmd(
         err_console.print(f"[red]{len(report.errors)} rejected problem(s):[/]", highlight=False)
         err_console.print(format_problems(report.errors), highlight=False, markup=False,
                           soft_wrap=True)
+
+
+def _fail_problems(header: str, problems: list) -> NoReturn:
+    """Like `fail`, but one unwrapped line per problem so file:line:field stays greppable."""
+    from construction.perspectivebench.report import format_problems
+
+    err_console.print(f"[bold red]error:[/] {header}", highlight=False)
+    err_console.print(format_problems(problems), highlight=False, markup=False, soft_wrap=True)
+    raise typer.Exit(1)
+
+
+def _check_only(files: list[Path], max_line_bytes: int) -> None:
+    from construction.perspectivebench.report import format_problems
+    from construction.perspectivebench.validation import validate_files
+
+    result = validate_files(files, max_line_bytes=max_line_bytes)
+    console.print(f"{result.lines_read:,} line(s): {len(result.questions):,} valid question(s), "
+                  f"{len(result.rejected):,} invalid line(s), {result.duplicates:,} duplicate(s), "
+                  f"{len(result.warnings):,} warning(s)", highlight=False)
+    if result.warnings:
+        err_console.print(format_problems(result.warnings), highlight=False, markup=False,
+                          soft_wrap=True)
+    if result.errors:
+        _fail_problems(f"{len(result.errors)} problem(s):", result.errors)
 
 
 @export_app.command("perspectivebench")
@@ -283,8 +324,8 @@ def perspectives(
         start = _resolve(store, a, domain, "A")
         end = _resolve(store, b, domain or start.domain, "B")
         groups = group_perspectives(store, start.domain, start.key, end.key,
-                                    _load_palettes(palette) or None, max_hops=max_hops,
-                                    merge_cutoff=cutoff)
+                                    _palette_for(_load_palettes(palette), start.domain),
+                                    max_hops=max_hops, merge_cutoff=cutoff)
     if fmt is Fmt.json:
         _echo_json([g.model_dump() | {"signatures": g.signatures} for g in groups])
         return
@@ -318,7 +359,7 @@ def question_show(
         if len(found) > 1:
             fail(f"id {qid} exists in {', '.join(q.domain for q in found)}: pass --domain")
         q = found[0]
-        annotate_perspectives(store, q, _load_palettes(palette) or None)
+        annotate_perspectives(store, q, _palette_for(_load_palettes(palette), q.domain))
     if fmt is Fmt.json:
         _echo_json(q.model_dump())
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,8 @@ def _llm(model: str, base_url: str | None, role: str, *, api_key_env: str, concu
 def _store():
     from kg.store import Store, StoreError
 
+    # "property does not exist yet" notices (e.g. no Claim in the graph yet) are not errors
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     try:
         return Store()
     except StoreError as exc:

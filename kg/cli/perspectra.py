@@ -15,6 +15,7 @@ from rich.table import Table
 from kg.cli.console import console, fail
 
 if TYPE_CHECKING:
+    from construction.perspectra.rows import ImportRows
     from kg.store import Store
 
 app = typer.Typer(help="PERSPECTRA: debate topics, opinions, comments, expansions and the three "
@@ -60,7 +61,7 @@ def _print_pairs(title: str, pairs: list[tuple[str, object]]) -> None:
     console.print(t)
 
 
-def _write_and_count(store: Store, rows, title: str) -> None:
+def _write_and_count(store: Store, rows: ImportRows, title: str) -> None:
     from construction.perspectra.graph_writer import graph_counts, write_import
 
     _print_pairs(f"{title}: in the file", list(rows.counts().items()))
@@ -211,7 +212,7 @@ def build_tasks(
 @app.command("export-tasks")
 def export_tasks(
     task: str = typer.Option("all", help=TASK_HELP),
-    build: str = typer.Option(None, help="Build id (default: the task's only build)"),
+    build: str = typer.Option(None, help="Build id (one task; default: the task's only build)"),
     out: Path = typer.Option(Path("out/perspectra"), help="Directory for <build>.jsonl"),
 ) -> None:
     """Export stored task items to JSONL (one file per build)."""
@@ -219,7 +220,7 @@ def export_tasks(
 
     with _store() as store:
         for t in _tasks(task):
-            b = resolve_build(store, t, build)
+            b = resolve_build(store, t, build if task != "all" else None)
             path = out / f"{b}.jsonl"
             console.print(f"{t}: {export_jsonl(load_items(store, b), path)} items -> {path}")
 
@@ -233,7 +234,7 @@ def _print_scores(title: str, summary: dict[str, float]) -> None:
 def evaluate(
     model: str = typer.Option(..., help="provider/model or bare name (OpenAI-compatible)"),
     task: str = typer.Option(..., help=TASK_HELP),
-    build: str = typer.Option(None, help="Build id (default: the task's only build)"),
+    build: str = typer.Option(None, help="Build id (one task; default: the task's only build)"),
     base_url: str = typer.Option(None),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     limit: int = typer.Option(None, help="Only the first N items"),
@@ -250,7 +251,7 @@ def evaluate(
                                    "responder", max_tokens))
     with _store() as store:
         for t in _tasks(task):
-            b = resolve_build(store, t, build)
+            b = resolve_build(store, t, build if task != "all" else None)
             items = load_items(store, b)[:limit]
             out = run_eval(store, client, items, t, b)
             console.print(f"{t}: run [bold]{out.spec.uid}[/] asked {out.asked}, resumed "
@@ -261,7 +262,7 @@ def evaluate(
 @app.command()
 def baselines(
     task: str = typer.Option("all", help=TASK_HELP),
-    build: str = typer.Option(None, help="Build id (default: the task's only build)"),
+    build: str = typer.Option(None, help="Build id (one task; default: the task's only build)"),
     embedding_model: str = typer.Option(None),
 ) -> None:
     """Run the offline baselines (no LLM) and store each as a Run."""

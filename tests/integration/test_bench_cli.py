@@ -120,3 +120,26 @@ def test_export_command(kg, tmp_path, shared_data):
     expected = [json.loads(x) for x in (shared_data / "perspectivebench" / "samples" /
                                         "benchmark.jsonl").read_text().splitlines()]
     assert [json.loads(x) for x in out.read_text().splitlines()] == expected
+
+
+def test_import_with_per_domain_palettes(kg, store, shared_data):
+    raw = shared_data / "perspectivebench" / "raw"
+    kg("import", "perspectivebench", str(shared_data / "perspectivebench" / "sample.jsonl"),
+       "--palette", f"physics={raw / 'pyhsic_init_palette.json'}",
+       "--palette", f"world_history={raw / 'history_init_palette.json'}")
+    rows = store.run_text(
+        "MATCH ()-[r:RELATES {label: 'CONTRASTS_WITH'}]->() "
+        "RETURN DISTINCT r.domain AS domain, r.category AS category ORDER BY domain")
+    cats = {r["domain"]: r["category"] for r in rows}
+    assert cats["physics"] == "comparative_relations"
+    assert cats["world_history"] == "narrative_and_comparative_relations"
+    assert cats.get("biology") is None  # no palette given for biology
+
+
+def test_check_only_validates_without_writing(kg, store):
+    before = store.node_counts()
+    out = kg("import", "perspectivebench", "--check", str(MALFORMED / "good.jsonl"))
+    assert "1 valid question(s)" in out.stdout
+    bad = kg("import", "perspectivebench", "--check", str(MALFORMED / "empty_label.jsonl"), code=1)
+    assert "empty_label.jsonl:1:valid_paths[1].path_1: empty relation label" in bad.output
+    assert store.node_counts() == before

@@ -40,8 +40,9 @@ def model(llm_server, monkeypatch, tmp_path):
     add_eval_model(llm_server)
 
     def cfg(role: str, **kw):
-        return llm_server.config(role=role, api_key_env="EVAL_TEST_KEY", cache=True,
-                                 cache_path=tmp_path / "cache.sqlite", concurrency=4, **kw)
+        values = {"role": role, "api_key_env": "EVAL_TEST_KEY", "cache": True,
+                  "cache_path": tmp_path / "cache.sqlite", "concurrency": 4, **kw}
+        return llm_server.config(**values)
     return cfg
 
 
@@ -175,3 +176,29 @@ def test_rejected_and_duplicate_verdicts_are_counted(bench, llm_server, model):
     execute(bench, spec(model, run_id="noisy-judge", limit=2, relevancy_n=0))
     _, scores = run_scores(bench, "noisy-judge")
     assert [(s.rejected, s.duplicates) for s in scores] == [(1, 1), (1, 1)]
+
+
+def test_max_cost_stops_the_run_and_a_rerun_resumes(bench, llm_server, model):
+    from kg.llm import Price
+
+    prices = {"test-model": Price(input_per_mtok=1000.0, output_per_mtok=1000.0)}
+    cheap = spec(model, run_id="budget", limit=6, relevancy_n=0, judge="embedding",
+                 judge_llm=None, responder_llm=model("responder", prices=prices, max_cost=0.5,
+                                                     concurrency=1), workers=1)
+    s = execute(bench, cheap)
+    assert s.status == "stopped" and "max-cost" in s.errors[0]
+    assert 0 < s.completed < 6
+    assert get_run(bench, "budget")["status"] == "stopped"
+    more = cheap.model_copy(update={"responder_llm": model("responder", prices=prices,
+                                                           max_cost=100.0)})
+    again = execute(bench, more)
+    assert again.status == "completed" and again.done_before == s.completed
+    assert again.completed == 6 - s.completed
+
+
+def test_authentication_failure_stops_the_run(bench, llm_server, model):
+    llm_server.reset()
+    llm_server.add_rule(match=ANSWER_MARKER, status=401)
+    s = execute(bench, spec(model, run_id="no-auth", limit=4, relevancy_n=0, workers=1))
+    assert s.status == "stopped" and "AuthenticationError" in s.errors[0]
+    assert s.completed == 0 and len(llm_server.requests) == 1  # no pointless retries

@@ -43,7 +43,7 @@ def cli(store):
 @pytest.fixture(scope="module")
 def builds(store, cli) -> dict[str, str]:
     out = cli("import", str(DEMO / "sample_release.json"))
-    assert "expansions │ 70" in out.replace(" ", " ")
+    assert "expansions │ 70" in " ".join(out.split())
     cli("build-tasks", "--n", str(N), "--seed", "7")
     cli("build-tasks", "--n", str(N), "--seed", "7")  # idempotent
     return {b["task"]: b["build"] for b in list_builds(store)}

@@ -108,3 +108,34 @@ def test_expansions_with_resume_and_counted_failures(store, loaded, llm_server) 
     assert {r["ph"] for r in got} == {client.ledger.records[0].prompt_hash}
     # the next run asks only for the 8 missing slots
     assert len(pending_slots(store, "expander-1")) == 8
+
+
+def test_rerun_after_loss_is_served_from_the_response_cache(store, loaded, llm_server,
+                                                             tmp_path: Path) -> None:
+    llm_server.add_rule(match="Original argument:", reply="Honestly, this is the point.")
+    cfg = llm_server.config(role="builder", model="cached-expander", cache=True,
+                            cache_path=tmp_path / "llm-cache.sqlite")
+    first = expand(store, LLMClient(cfg), limit=4)
+    assert (first.written, first.cached, llm_server.calls) == (4, 0, 4)
+    store.run_text("MATCH (e:Expansion {generator: 'cached-expander'}) DETACH DELETE e")
+    again = expand(store, LLMClient(cfg), limit=4)
+    assert (again.written, again.cached, llm_server.calls) == (4, 4, 4)  # no new HTTP call
+
+
+def test_cli_reddit_import_for_unknown_topic_writes_nothing(store, loaded, tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from kg.cli.main import app
+    from kg.store import _password
+
+    dump = tmp_path / "other.jsonl"
+    dump.write_text('{"id": "z1", "author": "someone", "body": "a comment with enough words '
+                    'in it", "score": 3, "link_id": "t3_z", "topic": "Not a topic we have"}\n')
+    env = {"KG_NEO4J_URI": store.settings.bolt_uri, "KG_NEO4J_USER": store.settings.neo4j_user,
+           "KG_NEO4J_PASSWORD": _password(store.settings)}
+    before = store.node_counts()
+    result = CliRunner().invoke(app, ["perspectra", "import-reddit", str(dump)], env=env)
+    assert result.exit_code == 1
+    out = " ".join(result.output.split())  # rich wraps long lines
+    assert "not in the graph" in out and "Not a topic we have" in out
+    assert store.node_counts() == before

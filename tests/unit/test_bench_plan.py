@@ -102,3 +102,12 @@ def test_one_path_per_domain_and_signature_in_the_sample(shared_data):
     assert len({p["uid"] for p in plan.paths}) == len(plan.paths)
     assert len(plan.targets) + len(plan.distractors) == sum(
         len(q.valid_paths) for _, q in result.questions)
+
+
+def test_domain_palettes_take_precedence(tmp_path):
+    plan = build_plan(_lines(tmp_path, json.loads(GOOD.read_text())),
+                      palette={"CONTROLS": "generic", "MEASURES": "watching"},
+                      domain_palettes={"ostra": {"CONTROLS": "operation"},
+                                       "other": {"MEASURES": "never"}})
+    cats = {e["label"]: e["category"] for e in plan.edges}
+    assert cats == {"CONTROLS": "operation", "MEASURES": "watching"}

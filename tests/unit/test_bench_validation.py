@@ -139,3 +139,11 @@ def test_sample_questions_share_56_path_sets(shared_data):
     sets = {(q.domain, frozenset(p.path.signature for p in q.valid_paths))
             for _, q in result.questions}
     assert len(sets) == 56
+
+
+def test_byte_order_mark_and_crlf_are_tolerated(tmp_path):
+    good = (MALFORMED / "good.jsonl").read_bytes().strip()
+    f = tmp_path / "bom.jsonl"
+    f.write_bytes(b"\xef\xbb\xbf" + good + b"\r\n")
+    result = validate_files([f])
+    assert result.errors == [] and len(result.questions) == 1

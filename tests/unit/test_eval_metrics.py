@@ -82,15 +82,14 @@ def test_overall_weighted_by_questions_per_hop():
 def _row(verdicts, targets=("t1", "t2"), valid=("t1", "t2", "d1", "d2")):
     return {"question": "q", "answer": "a", "id": 1, "domain": "d", "theme": "x", "hop": 1,
             "tokens": 10, "tokens_source": "usage", "targets": list(targets),
-            "valid": list(valid), "verdicts": verdicts, "n_claims": 4, "n_supported": 3,
-            "judged": {"relevancy": 0.5, "rejected": 1, "duplicates": 0}}
+            "valid": list(valid), "v_path": [v[0] for v in verdicts],
+            "v_present": [v[1] for v in verdicts], "v_partial": [v[2] for v in verdicts],
+            "n_claims": 4, "n_supported": 3, "relevancy": 0.5, "rejected": 1,
+            "duplicates": 0}
 
 
 def test_score_row_from_stored_verdicts():
-    verdicts = [{"path": "t1", "present": True, "partial": 1.0},
-                {"path": "t2", "present": False, "partial": 0.5},
-                {"path": "d1", "present": True, "partial": 1.0},
-                {"path": "d2", "present": False, "partial": 0.0}]
+    verdicts = [("t1", True, 1.0), ("t2", False, 0.5), ("d1", True, 1.0), ("d2", False, 0.0)]
     s = score_row(_row(verdicts))
     assert (s.precision, s.recall) == (0.5, 0.5)
     assert s.partial_recall == pytest.approx(0.75)
@@ -98,8 +97,8 @@ def test_score_row_from_stored_verdicts():
 
 
 def test_score_row_ignores_duplicate_and_foreign_verdicts():
-    verdicts = [{"path": "t1", "present": True, "partial": 1.0},
-                {"path": "t1", "present": False, "partial": 0.0},  # duplicate: first kept
-                {"path": "zz", "present": True, "partial": 1.0}]  # not a valid path
+    verdicts = [("t1", True, 1.0),
+                ("t1", False, 0.0),  # duplicate: first kept
+                ("zz", True, 1.0)]  # not a valid path
     s = score_row(_row(verdicts))
     assert s.precision == 1.0 and s.recall == 0.5 and s.foreign == 1

@@ -98,3 +98,15 @@ def test_plots_write_pngs(tmp_path):
                         xlabel="PRec", ylabel="PPrec")
     for p in (p1, p2):
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bootstrap_cis_shares_resamples_and_handles_missing_values():
+    from evaluation.reporting import bootstrap_cis
+
+    cols = {"a": [1.0, 0.0, 1.0, None], "b": [0.5, 0.5, None, None], "c": [None] * 4}
+    out = bootstrap_cis(cols, strata=[1, 1, 2, 2])
+    assert out["a"].n == 3 and out["a"].mean == pytest.approx((0.5 * 2 + 1.0) / 3)
+    assert out["b"].mean == 0.5 and out["b"].low == 0.5 and out["b"].n == 2
+    assert out["c"].mean is None and out["c"].n == 0
+    with pytest.raises(ValueError, match="strata"):
+        bootstrap_cis(cols, strata=[1])

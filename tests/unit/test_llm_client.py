@@ -245,3 +245,33 @@ def test_raw_broken_body_and_server_latency(llm_server):
     with pytest.raises(LLMCallError):
         client.complete_sync(MSG)
     assert client.complete_sync(MSG).text == "fine"
+
+
+def test_config_providers_and_public_dict(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    cases = {"openai/gpt-4o": ("gpt-4o", "https://api.openai.com/v1"),
+             "ollama/gemma3:27b": ("gemma3:27b", "http://localhost:11434/v1"),
+             "openrouter/openai/gpt-4o": ("openai/gpt-4o", "https://openrouter.ai/api/v1"),
+             "my-local-model": ("my-local-model", "https://api.openai.com/v1")}
+    for model, (name, url) in cases.items():
+        cfg = LLMConfig(model=model)
+        assert (cfg.model_name, cfg.resolved_base_url) == (name, url)
+    assert LLMConfig(model="vllm/x", base_url="http://h:8000/v1/").resolved_base_url == \
+        "http://h:8000/v1"
+    assert LLMConfig(model="ollama/x").api_key() == "not-needed"  # local servers need no key
+    assert LLMConfig(model="openai/o3-mini").is_reasoning
+    assert not LLMConfig(model="openai/gpt-4o").is_reasoning
+    public = LLMConfig(model="openai/gpt-4o", api_key_env="MY_KEY").public_dict()
+    assert public["api_key_env"] == "MY_KEY" and "cache_path" not in public
+    with pytest.raises(ValueError):
+        LLMConfig(model="  ")
+
+
+def test_other_bad_requests_do_not_disable_json_schema(llm_server):
+    llm_server.add_rule(match="KIND-A", status=400, times=1)  # "scripted status 400"
+    llm_server.add_rule(match="KIND-A", reply={"path": "P1", "present": True})
+    client = LLMClient(llm_server.config())
+    with pytest.raises(LLMCallError, match="400"):
+        client.complete_sync(MSG, schema=Verdict)
+    assert client.complete_sync(MSG, schema=Verdict).parsed.present
+    assert all("response_format" in r.body for r in llm_server.requests)

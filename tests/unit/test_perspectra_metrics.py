@@ -60,3 +60,10 @@ def test_t3_scores_concession_share_of_errors() -> None:
 def test_empty_inputs_do_not_divide_by_zero() -> None:
     assert t1_scores([], []).summary["accuracy"] == 0.0
     assert t3_scores([], [], []).summary["concession_share_errors"] == 0.0
+
+
+def test_t3_bundle_counts_as_concession_when_any_part_concedes() -> None:
+    bundle = ("Free buses help everyone get around.\n\n"
+              "Although fares fund repairs, the city still gains from free transport.")
+    s = t3_scores(["pro"], [Parsed("con")], [bundle]).summary
+    assert s["concession_share_items"] == 1.0 and s["concession_share_errors"] == 1.0

@@ -1,0 +1,140 @@
+"""The bundled demo sample built offline: bad input leaves the graph as it was, a killed build
+resumes without redoing finished items, `--from-stage` reruns, extending merges, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from construction.build import context as context_mod
+from construction.build.chunks import ChunkInputError
+from construction.build.config import BuildConfig
+from construction.build.palette import PaletteError
+from construction.build.runner import build_domain
+
+pytestmark = pytest.mark.integration
+
+DEMO = Path(__file__).resolve().parents[2] / "samples" / "demo"
+
+
+def _counts(store):
+    return {k: v for k, v in store.node_counts().items() if k != "Run"}
+
+
+def test_bad_input_writes_nothing(store, tmp_path):
+    before = _counts(store)
+    bad = tmp_path / "chunks.json"
+    chunks = json.loads((DEMO / "chunks.json").read_text())
+    chunks[5] = {"id": 5, "source": "x.txt"}  # no text
+    bad.write_text(json.dumps(chunks, indent=2))
+    with pytest.raises(ChunkInputError, match=r"chunks.json: line \d+: chunk \[5\] field text"):
+        build_domain(store, BuildConfig(domain="demo"), chunk_paths=[bad],
+                     palette_path=DEMO / "palette.json")
+    bad_palette = tmp_path / "palette.json"
+    bad_palette.write_text('{"c": {"relations": [{"name": "lower_case"}]}}')
+    with pytest.raises(PaletteError, match="relations\\[0\\].name 'lower_case'"):
+        build_domain(store, BuildConfig(domain="demo"), chunk_paths=[DEMO / "chunks.json"],
+                     palette_path=bad_palette)
+    assert _counts(store) == before
+
+
+def test_killed_build_resumes_without_redoing_items(store, monkeypatch):
+    cfg = BuildConfig(domain="demo")
+    real = context_mod.BuildContext.write_items
+    calls = {"n": 0}
+
+    def dying(self, stage, writes, items, input_hash=None):
+        if stage == "relations":
+            calls["n"] += 1
+            if calls["n"] > 5:
+                raise KeyboardInterrupt  # the user pressed Ctrl-C mid-stage
+        return real(self, stage, writes, items, input_hash)
+
+    monkeypatch.setattr(context_mod.BuildContext, "write_items", dying)
+    with pytest.raises(KeyboardInterrupt):
+        build_domain(store, cfg, chunk_paths=[DEMO / "chunks.json"],
+                     palette_path=DEMO / "palette.json")
+    status = store.run_text("MATCH (r:Run {kind: 'build'}) RETURN r.status AS s")
+    assert [r["s"] for r in status] == ["interrupted"]
+    monkeypatch.setattr(context_mod.BuildContext, "write_items", real)
+    result = build_domain(store, cfg, chunk_paths=[DEMO / "chunks.json"])
+    stages = {s["stage"]: s for s in result.stages}
+    assert stages["facts"]["resumed"] == stages["facts"]["items"] == 30
+    assert stages["facts"]["written"] == 0
+    assert stages["relations"]["resumed"] == 5
+    assert stages["relations"]["items"] > 5
+    s = result.summary
+    assert s["concepts"] >= 4 and s["edges"] > 0 and s["multi_relation_pairs"] > 0
+    assert s["perspectives"] > 0 and s["questions"] >= 3
+    assert s["merged_duplicates"] >= 1  # the sample repeats one fact nearly word for word
+    merged = store.run_text("""
+        MATCH (f:Fact {domain: 'demo'}) WHERE f.merged_uids IS NOT NULL
+        RETURN f.merged_texts AS texts, COUNT { (f)-[:FROM]->(:Chunk) } AS chunks""")
+    assert merged and all(m["texts"] and m["chunks"] >= 1 for m in merged)
+
+
+def test_every_demo_question_has_a_target_a_distractor_and_evidence(store):
+    rows = store.run_text("""
+        MATCH (q:Question {domain: 'demo'})
+        RETURN q.id AS id, COUNT { (q)-[:TARGET]->() } AS t,
+               COUNT { (q)-[:DISTRACTOR]->() } AS d, COUNT { (q)-[:EVIDENCE]->() } AS e""")
+    assert len(rows) >= 3
+    assert all(r["t"] >= 1 and r["d"] >= 1 and r["e"] >= 1 for r in rows)
+
+
+def test_from_stage_reruns_that_stage_and_keeps_question_ids(store):
+    before = store.run_text(
+        "MATCH (q:Question {domain: 'demo'}) RETURN q.id AS id, q.text AS t ORDER BY id")
+    result = build_domain(store, BuildConfig(domain="demo"), from_stage="questions")
+    stages = {s["stage"]: s for s in result.stages}
+    assert list(stages) == ["questions", "evidence"]
+    assert stages["questions"]["resumed"] == 0
+    assert stages["questions"]["written"] == len(before)
+    after = store.run_text(
+        "MATCH (q:Question {domain: 'demo'}) RETURN q.id AS id, q.text AS t ORDER BY id")
+    assert after == before
+
+
+def test_extending_with_more_chunks_does_not_duplicate(store, tmp_path):
+    facts_before = store.run_text("MATCH (f:Fact {domain: 'demo'}) RETURN count(f) AS n")[0]["n"]
+    extra = tmp_path / "more.json"
+    chunks = json.loads((DEMO / "chunks.json").read_text())
+    extra.write_text(json.dumps([
+        chunks[0],  # already built: merges onto the same chunk and facts
+        {"id": "x1", "subject": "Urban water systems", "source": "appendix.txt",
+         "text": "The Varrow water museum shows old pumps from the first pumping station. "
+                 "Visitors to the water museum can see a model of Oakmere Reservoir. "
+                 "School classes visit the water museum to learn how the Kell Treatment "
+                 "Plant cleans water."},
+    ]))
+    result = build_domain(store, BuildConfig(domain="demo"), chunk_paths=[extra])
+    assert result.summary["chunks"] == 31
+    dupes = store.run_text("""
+        MATCH (f:Fact {domain: 'demo'}) WITH f.text AS text, count(*) AS n WHERE n > 1
+        RETURN count(*) AS n""")
+    assert dupes[0]["n"] == 0
+    facts_after = store.run_text("MATCH (f:Fact {domain: 'demo'}) RETURN count(f) AS n")[0]["n"]
+    assert facts_before < facts_after <= facts_before + 3
+    keys = store.run_text("""
+        MATCH (c:Concept {domain: 'demo'}) WITH c.key AS k, count(*) AS n WHERE n > 1
+        RETURN count(*) AS n""")
+    assert keys[0]["n"] == 0
+    assert result.summary["questions"] >= 3
+
+
+def test_cli_builds_a_stage_and_prints_the_summary(store):
+    from typer.testing import CliRunner
+
+    from kg.cli.main import app
+
+    res = CliRunner().invoke(app, ["build", "paths", "demo"])
+    assert res.exit_code == 0, res.output
+    assert "perspectives" in res.output and "questions" in res.output
+    res = CliRunner().invoke(app, ["build", "demo", "--from-stage", "nope"])
+    assert res.exit_code == 1 and "--from-stage 'nope'" in res.output
+    res = CliRunner().invoke(app, ["build", "evidence", "demo", "--json"])
+    assert res.exit_code == 0, res.output
+    payload = json.loads(res.output)
+    assert payload["domain"] == "demo" and payload["stages"][0]["stage"] == "evidence"

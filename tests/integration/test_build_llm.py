@@ -1,0 +1,144 @@
+"""The LLM route of every model-backed stage through the real client and the local
+OpenAI-compatible test server: scripted replies, invalid ones rejected and counted, provenance
+with model and prompt hash, and a rerun that calls the model only for unfinished items."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from construction.build import text_units as tu
+from construction.build.config import BuildConfig
+from construction.build.llm_route import make_build_llm
+from construction.build.runner import build_domain
+from kg.prompt_files import load_prompt
+
+pytestmark = pytest.mark.integration
+
+DEMO = Path(__file__).resolve().parents[2] / "samples" / "demo"
+
+
+def _user(body: dict) -> str:
+    return next(m["content"] for m in body["messages"] if m["role"] == "user")
+
+
+def facts_reply(body):
+    chunk = _user(body).split('"""')[1]
+    sents = [s for s in tu.sentences(chunk) if tu.is_complete(s)][:5]
+    return {"facts": [{"sentence": s, "entities": tu.candidate_phrases(s, 2)[:3] or ["water"]}
+                      for s in sents]}
+
+
+def summary_reply(body):
+    text = _user(body)
+    words = re.search(r"orientation\): (.*)", text).group(1).split(", ")
+    first_fact = re.search(r"^- (.*)$", text, re.M).group(1)
+    return {"name": " ".join(w.title() for w in words[:2]), "summary": first_fact}
+
+
+def relations_reply(body):
+    a, b = re.search(r"BOTH directions: (topic_\d+) -> (topic_\d+)", _user(body)).groups()
+    return {"relations": [
+        {"source": a, "target": b, "label": "SUPPLIES", "reason": "A feeds B per the evidence."},
+        {"source": a, "target": b, "label": "CAUSES", "reason": "A changes B."},
+        {"source": a, "target": b, "label": "IS_PART_OF", "reason": "A sits inside B."},
+        {"source": b, "target": a, "label": "PRECEDES", "reason": "B comes first."},
+        {"source": a, "target": "topic_999", "label": "CAUSES", "reason": "wrong endpoint"},
+        {"source": a, "target": a, "label": "CAUSES", "reason": "self loop"},
+        {"source": a, "target": b, "label": "INVENTS", "reason": "not in the palette"},
+        {"source": a, "target": b, "label": "supplies", "reason": "bad label"},
+    ]}
+
+
+def question_reply_factory():
+    state = {"n": 0}
+
+    def reply(body):
+        state["n"] += 1
+        names = re.findall(r"^- topic_\d+ = (.*?):", _user(body), re.M)
+        if state["n"] == 1:  # names a relation label: must be rejected
+            return {"question": f"What causes {names[-1]}?", "theme": "Causal"}
+        return {"question": f"How is {names[0]} connected to {names[-1]} through its "
+                            f"mechanism?", "theme": "Mechanism"}
+    return reply
+
+
+def evidence_reply(body):
+    facts = re.findall(r"^- (.*)$", _user(body).split("Candidate facts")[1], re.M)
+    return {"evidence": [facts[0], "A sentence that is in no chunk at all."]}
+
+
+@pytest.fixture
+def scripted(llm_server):
+    llm_server.add_rule(match="Extract single-fact sentences", reply=facts_reply)
+    llm_server.add_rule(match="Name the shared explanatory focus", reply=summary_reply)
+    llm_server.add_rule(match="Find every explanatory relation", reply=relations_reply)
+    llm_server.add_rule(match="Write one perspective-targeted question",
+                        reply=question_reply_factory())
+    llm_server.add_rule(match="Select the focused evidence", reply=evidence_reply)
+    return llm_server
+
+
+def test_llm_build_rejects_invalid_replies_and_resumes(store, scripted):
+    llm = make_build_llm(config=scripted.config(role="builder"))
+    cfg = BuildConfig(domain="demo_llm")
+    result = build_domain(store, cfg, chunk_paths=[DEMO / "chunks.json"],
+                          palette_path=DEMO / "palette.json", llm=llm)
+    stages = {s["stage"]: s for s in result.stages}
+    pairs = stages["relations"]["items"]
+    assert pairs > 0 and stages["facts"]["rejected"] == 0
+    rel = stages["relations"]["counts"]
+    assert rel == {"rejected_wrong_endpoints": pairs, "rejected_self_loop": pairs,
+                   "rejected_unknown_label": pairs, "rejected_bad_label": pairs}
+    assert stages["relations"]["written"] == 4 * pairs
+    assert stages["questions"]["counts"] == {"rejected_names_relation_label": 1}
+    answered = stages["questions"]["written"]
+    assert answered == stages["questions"]["items"] - 1 > 0
+    assert stages["evidence"]["counts"] == {"rejected_evidence_not_a_fact": answered}
+    assert result.summary["tokens_in"] > 0 and result.summary["tokens_out"] > 0
+
+    edge = store.run_text("""MATCH (:Concept {domain: 'demo_llm'})-[r:RELATES]->()
+                             RETURN r.provenance AS p LIMIT 1""")[0]
+    prov = json.loads(edge["p"])
+    assert prov["model"] == "test-model"
+    assert prov["prompt_hash"] == load_prompt("build/relations").hash
+    names = store.run_text("MATCH (c:Concept {domain: 'demo_llm'}) RETURN c.name AS n")
+    assert all(n["n"] for n in names)
+    bad_evidence = store.run_text("""
+        MATCH (q:Question {domain: 'demo_llm'})-[:EVIDENCE]->(f:Fact)
+        WHERE NOT EXISTS { (q)-[:POOL]->(:Concept)<-[:IN_CONCEPT]-(f) } RETURN count(*) AS n""")
+    assert bad_evidence[0]["n"] == 0
+
+    # The rerun asks the model only for what is unfinished: the rejected question, and the
+    # evidence of that question once it exists.
+    calls = len(scripted.requests)
+    again = build_domain(store, cfg, chunk_paths=[DEMO / "chunks.json"], llm=llm)
+    new = scripted.requests[calls:]
+    assert len(new) == 2
+    assert "perspective-targeted question" in new[0].text
+    assert "focused evidence" in new[1].text
+    assert again.summary["questions"] == answered + 1
+
+
+def test_invalid_fact_replies_are_rejected_and_retried_on_rerun(store, llm_server, tmp_path):
+    chunks = json.loads((DEMO / "chunks.json").read_text())[:3]
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps(chunks))
+    # chunk 1: a reply without entities (the client asks once for a repair, then gives up)
+    llm_server.add_rule(match="peat releases", reply={"facts": [{"sentence": "No entities."}]},
+                        times=2)
+    llm_server.add_rule(match="Extract single-fact sentences", reply=facts_reply)
+    llm = make_build_llm(config=llm_server.config(role="builder"))
+    cfg = BuildConfig(domain="demo_facts")
+    result = build_domain(store, cfg, chunk_paths=[path], llm=llm, only=["chunks", "facts"])
+    facts = next(s for s in result.stages if s["stage"] == "facts")
+    assert facts["rejected"] == 1 and facts["counts"] == {"rejected_missing_field": 1}
+    assert facts["written"] > 0
+    calls = len(llm_server.requests)
+    again = build_domain(store, cfg, chunk_paths=[path], llm=llm, only=["chunks", "facts"])
+    facts = next(s for s in again.stages if s["stage"] == "facts")
+    assert facts["resumed"] == 2 and facts["rejected"] == 0
+    assert len(llm_server.requests) == calls + 1

@@ -11,10 +11,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from neo4j import Driver, GraphDatabase, ManagedTransaction, Session
-
 from kg import cypher_files
+from kg.neo4j_driver import import_driver
 from kg.settings import Settings, get_settings
+
+neo4j = import_driver()
 
 # Labels, relationship types and property keys that are not parameters must match this.
 IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -55,10 +56,12 @@ def _password(settings: Settings) -> str:
 class Store:
     """Thin layer over the official driver. Use as a context manager or call `close()`."""
 
-    def __init__(self, settings: Settings | None = None, driver: Driver | None = None) -> None:
+    def __init__(
+        self, settings: Settings | None = None, driver: neo4j.Driver | None = None
+    ) -> None:
         self.settings = settings or get_settings()
         self.database = self.settings.neo4j_database
-        self._driver = driver or GraphDatabase.driver(
+        self._driver = driver or neo4j.GraphDatabase.driver(
             self.settings.bolt_uri,
             auth=(self.settings.neo4j_user, _password(self.settings)),
             # A single local server speaks neo4j:// with routing disabled gracefully; keep
@@ -71,7 +74,7 @@ class Store:
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
-    def driver(self) -> Driver:
+    def driver(self) -> neo4j.Driver:
         return self._driver
 
     def close(self) -> None:
@@ -87,7 +90,7 @@ class Store:
         self._driver.verify_connectivity()
 
     @contextmanager
-    def session(self, **kwargs: Any) -> Iterator[Session]:
+    def session(self, **kwargs: Any) -> Iterator[neo4j.Session]:
         with self._driver.session(database=self.database, **kwargs) as s:
             yield s
 
@@ -126,7 +129,7 @@ class Store:
             return s.execute_write(work)
 
     @staticmethod
-    def tx_query(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+    def tx_query(tx: neo4j.ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
         return [r.data() for r in tx.run(cypher_files.load(name), params)]
 
     # -- schema -------------------------------------------------------------------------

@@ -63,8 +63,10 @@ def _remote_check(settings: Settings) -> None:
 @db_app.command("status")
 def status() -> None:
     """Server state, Neo4j and GDS versions, node counts per label, where the logs are."""
+    from kg.neo4j_driver import import_driver
     from kg.server import process
 
+    import_driver(lean=True)  # no numpy values pass through this command: start faster
     settings = get_settings()
     if settings.is_local:
         st = process.status(settings)

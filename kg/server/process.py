@@ -207,15 +207,17 @@ def wait_ready(
 
 
 def _bolt_answers(settings: Settings) -> bool:
-    from neo4j import GraphDatabase
-    from neo4j.exceptions import Neo4jError, ServiceUnavailable
+    from kg.neo4j_driver import import_driver
 
+    neo4j = import_driver()
+    errors = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.Neo4jError, OSError)
     password = settings.password_file.read_text().strip()
     try:
-        with GraphDatabase.driver(settings.bolt_uri, auth=(settings.neo4j_user, password)) as d:
+        auth = (settings.neo4j_user, password)
+        with neo4j.GraphDatabase.driver(settings.bolt_uri, auth=auth) as d:
             d.execute_query("RETURN 1", database_=settings.neo4j_database)
         return True
-    except (ServiceUnavailable, Neo4jError, OSError):
+    except errors:
         return False
 
 

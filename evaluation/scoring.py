@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from evaluation.metrics import faithfulness, partial_scores, path_scores
+from evaluation.questions import EvalInputError
 from evaluation.runs import get_run
 from kg import cypher_files
 from kg.store import Store
@@ -79,4 +80,7 @@ def _fetch(store: Store, run_id: str) -> list[dict[str, Any]]:
 def run_scores(store: Store, run_id: str) -> tuple[dict[str, Any], list[QuestionScore]]:
     """The run record and one score per judged question (unknown run id: EvalInputError)."""
     run = get_run(store, run_id)
+    if run.get("kind") not in ("eval", "judge"):
+        raise EvalInputError(f"run {run_id!r} is a {run.get('kind')} run, not a "
+                             "PerspectiveBench evaluation (kg eval run / kg eval judge)")
     return run, [score_row(r) for r in _fetch(store, run_id) if r["targets"]]

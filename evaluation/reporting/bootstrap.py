@@ -90,6 +90,9 @@ def bootstrap_cis(
                 point_g = np.nanmean(col) if np.isnan(col).any() else None
                 col = np.where(np.isnan(col), point_g if point_g is not None else 0.0, col)
                 dist += nv[j] / n * col
+        col_valid = x[valid[:, j], j]
+        # a mean of resampled values cannot leave their range: clip matrix-product float noise
+        dist = np.clip(dist, col_valid.min(), col_valid.max())
         low, high = np.quantile(dist, [alpha, 1 - alpha])
         out[name] = CI(mean=float(sums[j] / n), low=float(low), high=float(high), n=n)
     return out

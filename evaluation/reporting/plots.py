@@ -28,8 +28,10 @@ def bar_by_group(series: Mapping[str, Mapping[str, CI]], path: Path, *, title: s
                 continue
             xs.append(j - 0.4 + width * (i + 0.5))
             ys.append(ci.mean * scale)
-            lo.append((ci.mean - (ci.low if ci.low is not None else ci.mean)) * scale)
-            hi.append(((ci.high if ci.high is not None else ci.mean) - ci.mean) * scale)
+            # a percentile interval need not contain the mean (and float noise can put it a
+            # hair outside): never a negative error bar
+            lo.append(max(0.0, ci.mean - (ci.low if ci.low is not None else ci.mean)) * scale)
+            hi.append(max(0.0, (ci.high if ci.high is not None else ci.mean) - ci.mean) * scale)
         ax.bar(xs, ys, width=width, yerr=[lo, hi], capsize=3, label=name)
     ax.set_xticks(range(len(groups)), [str(g) for g in groups])
     ax.set_ylabel(ylabel)

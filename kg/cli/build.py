@@ -106,6 +106,15 @@ def register(app: typer.Typer) -> None:
         min_pair_score: float = typer.Option(4.0, help="keep concept pairs scoring this"),
         top_k: int = typer.Option(3, help="keep each concept's top k pairs (0 = all pairs "
                                   "scoring at least --min-pair-score)"),
+        cluster_selection: str = typer.Option("leaf", help="HDBSCAN cluster selection: leaf "
+                                              "(fine-grained) or eom"),
+        max_hops: int = typer.Option(3, help="longest reasoning path (1-3)"),
+        one_hop_min: int = typer.Option(3, help="parallel relations a 1-hop pair needs"),
+        multi_hop_min: int = typer.Option(4, help="fewest relation combinations of a "
+                                          "multi-hop concept sequence"),
+        multi_hop_max: int = typer.Option(14, help="most relation combinations of a "
+                                          "multi-hop concept sequence"),
+        evidence: int = typer.Option(4, help="focused evidence facts per question (offline)"),
         concurrency: int = typer.Option(4, help="model calls in flight"),
         as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
         verbose: bool = typer.Option(False, "-v", "--verbose", help="log each stage"),
@@ -125,6 +134,9 @@ def register(app: typer.Typer) -> None:
             if domain_arg:
                 fail(f"{target!r} is not a stage ({', '.join(STAGE_NAMES)})")
             only, domain = None, target
+        if from_stage and only:
+            fail(f"use `kg build {domain} --from-stage {from_stage}` (reruns that stage and "
+                 f"every later one) or `kg build {target} {domain}` (one stage, resuming)")
         if from_stage and from_stage not in STAGE_NAMES:
             fail(f"--from-stage {from_stage!r}: stages are {', '.join(STAGE_NAMES)}")
         if only == ["chunks"] and not chunks:
@@ -139,8 +151,15 @@ def register(app: typer.Typer) -> None:
                 embedding_model=embedding_model, duplicate_cosine=duplicate_cosine,
                 use_umap=umap, min_cluster_size=min_cluster_size,
                 min_pair_score=min_pair_score, top_k_pairs=top_k or None,
-                allow_new_relations=allow_new_relations, concurrency=concurrency)
+                allow_new_relations=allow_new_relations, concurrency=concurrency,
+                cluster_selection=cluster_selection, max_hops=max_hops,
+                one_hop_min_relations=one_hop_min, multi_hop_min_combinations=multi_hop_min,
+                multi_hop_max_combinations=multi_hop_max, evidence_per_question=evidence)
         except ValueError as exc:
+            errors = getattr(exc, "errors", None)
+            if callable(errors):
+                err = errors()[0]
+                fail(f"build setting {'.'.join(map(str, err['loc']))}: {err['msg']}")
             fail(str(exc))
         llm = None
         if model:

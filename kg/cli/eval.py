@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +37,26 @@ def _llm(model: str, base_url: str | None, role: str, *, api_key_env: str, concu
                      prices=table, **values)
 
 
-def _store():
+@contextmanager
+def _store() -> Iterator[Any]:
+    """The store, with an unreachable server or bad credentials reported as one clear line."""
+    from neo4j.exceptions import AuthError, ServiceUnavailable
+
     from kg.store import Store, StoreError
 
     # "property does not exist yet" notices (e.g. no Claim in the graph yet) are not errors
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     try:
-        return Store()
+        store = Store()
     except StoreError as exc:
         fail(str(exc))
+    try:
+        yield store
+    except (ServiceUnavailable, AuthError) as exc:
+        fail(f"Neo4j at {store.settings.bolt_uri} is not usable ({type(exc).__name__}: {exc}); "
+             "start the local server with `kg db up` or check NEO4J_URI/NEO4J_PASSWORD")
+    finally:
+        store.close()
 
 
 def _execute(spec) -> None:
@@ -273,7 +286,9 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
     t.columns[0].no_wrap = True
     for r in rows:
         roles = r.get("roles") or {}
-        who = roles.get("responder") or f"(answers of {r.get('source_run')})"
+        who = roles.get("responder") or (
+            f"(answers of {r['source_run']})" if r.get("source_run")
+            else ", ".join(r.get("models") or []) or "-")
         t.add_row(r["uid"], r.get("kind"), r.get("status"), who, r.get("judge"),
                   f"{r.get('setting')}/{r.get('strategy')}", str(r["judged"]),
                   str(r.get("tokens_out", 0)),

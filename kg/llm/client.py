@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import os
 import random
+import re
 import time
 import weakref
 from collections.abc import Callable, Coroutine, Sequence
@@ -40,6 +42,7 @@ T = TypeVar("T")
 _SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
     weakref.WeakKeyDictionary())
 _RETRY_STATUS = {408, 409, 429}
+_KEYLIKE = re.compile(r"\b(sk|rk|pk)-[A-Za-z0-9*_\-]{6,}")
 
 
 class LLMCallError(RuntimeError):
@@ -247,6 +250,14 @@ class LLMClient:
         return await asyncio.gather(*tasks, return_exceptions=return_exceptions)
 
     # -- internals ------------------------------------------------------------------------
+    def _redact(self, text: str) -> str:
+        """Error texts end up in logs and run records: never with a key in them (servers echo
+        keys back, e.g. "Incorrect API key provided: sk-...")."""
+        key = os.environ.get(self.config.api_key_env)
+        if key:
+            text = text.replace(key, "[redacted]")
+        return _KEYLIKE.sub("[redacted]", text)
+
     @staticmethod
     def _validate(text: str, schema: type[BaseModel], check: Callable[[Any], None] | None):
         parsed = parse_reply(text, schema)
@@ -327,10 +338,10 @@ class LLMClient:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
                 if not _retryable(exc) or attempt == c.max_retries:
-                    raise LLMCallError(
+                    raise LLMCallError(self._redact(
                         f"{c.role} model {c.model_name} at {c.resolved_base_url}: "
                         f"{type(exc).__name__}: {exc} (after {attempt + 1} attempt(s))"
-                    ) from exc
+                    )) from exc
                 backoff = min(c.backoff_max_s, c.backoff_base_s * 2**attempt)
                 wait = _retry_after(exc)
                 delay = (wait * (1 + 0.1 * random.random()) if wait is not None

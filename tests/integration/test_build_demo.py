@@ -134,6 +134,8 @@ def test_cli_builds_a_stage_and_prints_the_summary(store):
     assert "perspectives" in res.output and "questions" in res.output
     res = CliRunner().invoke(app, ["build", "demo", "--from-stage", "nope"])
     assert res.exit_code == 1 and "--from-stage 'nope'" in res.output
+    res = CliRunner().invoke(app, ["build", "questions", "demo", "--from-stage", "questions"])
+    assert res.exit_code == 1 and "reruns that stage" in res.output
     res = CliRunner().invoke(app, ["build", "evidence", "demo", "--json"])
     assert res.exit_code == 0, res.output
     payload = json.loads(res.output)

@@ -118,6 +118,10 @@ def test_graph_follows_the_model_and_records_provenance(store, physics):
         MATCH (:Fact)-[r:IN_CONCEPT]->(:Concept {domain: 'physics'})
         RETURN min(r.prob) AS lo, max(r.prob) AS hi, count(r.rank) AS ranked""")[0]
     assert 0 <= probs["lo"] <= probs["hi"] <= 1 and probs["ranked"] > 0
+    edge_prov = store.run_text("""
+        MATCH (:Fact)-[r:IN_CONCEPT]->(:Concept {domain: 'physics'}) RETURN r.provenance AS p
+        LIMIT 1""")[0]["p"]
+    assert json.loads(edge_prov)["stage"] == "clusters"
     run = store.run_text("MATCH (r:Run {uid: $u}) RETURN r.status AS s, r.kind AS k",
                          u=physics.run)[0]
     assert run == {"s": "done", "k": "build"}

@@ -112,6 +112,10 @@ def test_unknown_run_ids(demo):
         execute(demo, RunSpec(kind="judge", source_run="nope", judge="embedding"))
     with pytest.raises(EvalInputError, match="unknown run id"):
         compare_runs(demo, "cover", "nope")
+    demo.run_text("CREATE (:Run {uid: 'other-task', kind: 'perspectra'})")
+    with pytest.raises(EvalInputError, match="is a perspectra run"):
+        build_report(demo, ["other-task"])
+    demo.run_text("MATCH (r:Run {uid: 'other-task'}) DELETE r")
 
 
 def test_question_without_targets_is_refused_and_nothing_written(demo):

@@ -147,3 +147,23 @@ def test_names_themes_signatures():
     assert signature(["topic_1", "topic_2", "topic_3"], ["A", "B"]) == (
         "topic_1 -- A --> topic_2 -- B --> topic_3")
     assert _json_part('```json\n{"a": 1}\n```') == '{"a": 1}'
+
+
+def test_hdbscan_finds_blobs_keeps_outliers_and_soft_memberships(caplog):
+    from construction.build.clustering import cluster_vectors
+
+    rng = np.random.default_rng(0)
+    centers = _unit(rng.normal(size=(3, 16)))
+    blobs = [_unit(c + 0.05 * rng.normal(size=(20, 16))) for c in centers]
+    noise = _unit(rng.normal(size=(3, 16)))
+    vecs = np.vstack([*blobs, noise]).astype(np.float32)
+    cfg = BuildConfig(domain="d", use_umap=False)
+    with caplog.at_level("INFO", logger="kg.build"):
+        result = cluster_vectors(vecs, cfg, len(vecs))
+    assert result.min_cluster_size == 3 and "scaled from 10 to 3" in caplog.text
+    labels = np.asarray(result.labels)
+    assert len(set(labels[labels >= 0])) == 3
+    for k in range(3):  # each blob is one cluster
+        assert len(set(labels[k * 20:(k + 1) * 20])) == 1
+    assert len(result.soft[0]) == 3 and all(0 <= p <= 1 for p in result.probs)
+    assert not result.reduced

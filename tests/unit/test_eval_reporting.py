@@ -110,3 +110,18 @@ def test_bootstrap_cis_shares_resamples_and_handles_missing_values():
     assert out["c"].mean is None and out["c"].n == 0
     with pytest.raises(ValueError, match="strata"):
         bootstrap_cis(cols, strata=[1])
+
+
+def test_bar_plot_tolerates_intervals_not_containing_the_mean(tmp_path):
+    from evaluation.reporting.plots import bar_by_group
+
+    odd = CI(mean=100.0, low=100.00000000000001, high=100.00000000000001, n=6)
+    skew = CI(mean=0.5, low=0.55, high=0.9, n=6)
+    p = bar_by_group({"r": {"1": odd, "2": skew}}, tmp_path / "x.png", title="t", ylabel="y",
+                     scale=1.0)
+    assert p.exists()
+
+
+def test_constant_values_give_an_exact_interval():
+    ci = bootstrap_ci([100.0] * 7, strata=[1, 1, 2, 2, 3, 3, 3])
+    assert (ci.mean, ci.low, ci.high) == (100.0, 100.0, 100.0)

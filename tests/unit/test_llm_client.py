@@ -275,3 +275,14 @@ def test_other_bad_requests_do_not_disable_json_schema(llm_server):
         client.complete_sync(MSG, schema=Verdict)
     assert client.complete_sync(MSG, schema=Verdict).parsed.present
     assert all("response_format" in r.body for r in llm_server.requests)
+
+
+def test_errors_never_carry_the_key(llm_server, monkeypatch):
+    monkeypatch.setenv("LEAKY_KEY", "sk-live-abcdef123456")
+    llm_server.add_rule(status=401, raw='{"error": {"message": "Incorrect API key provided: '
+                        'sk-live-abcdef123456 and sk-proj-****3456"}}')
+    client = LLMClient(llm_server.config(api_key_env="LEAKY_KEY"))
+    with pytest.raises(LLMCallError) as err:
+        client.complete_sync(MSG)
+    assert "abcdef123456" not in str(err.value) and "****3456" not in str(err.value)
+    assert "[redacted]" in str(err.value)

@@ -18,6 +18,9 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+EVAL_KINDS = ("eval", "judge")
+
+
 def decode_run(run: dict[str, Any]) -> dict[str, Any]:
     out = dict(run)
     for k in _JSON_FIELDS:
@@ -32,14 +35,21 @@ def decode_run(run: dict[str, Any]) -> dict[str, Any]:
 def get_run(store: Store, uid: str, *, required: bool = True) -> dict[str, Any] | None:
     run = store.query("eval/run_get", uid=uid)[0]["run"]
     if run is None and required:
-        known = [r["run"]["uid"] for r in store.query("eval/runs_list")][:10]
+        known = [r["run"]["uid"] for r in _eval_runs(store)][:10]
         hint = f" (known runs: {', '.join(known)})" if known else " (the graph has no runs)"
         raise EvalInputError(f"unknown run id {uid!r}{hint}")
+    if run is not None and run.get("kind") not in EVAL_KINDS:
+        raise EvalInputError(f"run {uid!r} is a {run.get('kind')} run, not an evaluation run")
     return decode_run(run) if run else None
 
 
+def _eval_runs(store: Store) -> list[dict[str, Any]]:
+    # Build and PERSPECTRA runs share the Run label; they have their own listings.
+    return store.query("eval/runs_list", kinds=list(EVAL_KINDS))
+
+
 def list_runs(store: Store) -> list[dict[str, Any]]:
-    return [{**decode_run(r["run"]), "judged": r["judged"]} for r in store.query("eval/runs_list")]
+    return [{**decode_run(r["run"]), "judged": r["judged"]} for r in _eval_runs(store)]
 
 
 def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None) -> dict:

@@ -17,21 +17,14 @@ echo "== 1. Neo4j 5.26 + GDS"
 "$KG" db reset --yes
 
 echo "== 2. Build a benchmark from the bundled text (offline route of every stage)"
-"$KG" build "$DOMAIN" --chunks samples/demo/chunks.json --palette samples/demo/palette.json
-echo "== a second build resumes: every finished item is skipped"
-"$KG" build "$DOMAIN" --chunks samples/demo/chunks.json
+BUILD_DOMAIN="$DOMAIN" bash demo/build_demo.sh
 
-echo "== 3. Export the built domain in the published format; re-import it (idempotent)"
-"$KG" export perspectivebench --domain "$DOMAIN" "$OUT/$DOMAIN.jsonl"
+echo "== 3. Re-import the exported file: the published format round-trips (nothing new created)"
 "$KG" import perspectivebench "$OUT/$DOMAIN.jsonl"
-"$KG" stats --domain "$DOMAIN"
 "$KG" concepts --domain "$DOMAIN"
 
-echo "== 4. Offline evaluation of the built domain (baseline responders, embedding judge)"
-"$KG" eval run --responder cover-all --setting oracle --domain "$DOMAIN" --run-id built-cover-all
-"$KG" eval run --responder target-only --setting oracle --domain "$DOMAIN" \
-  --run-id built-target-only
-"$KG" eval report built-cover-all built-target-only --out "$OUT/eval-built"
+echo "== 4. Report of the built domain's offline evaluation"
+"$KG" eval report demo-build-cover-all --out "$OUT/eval-built"
 
 echo "== 5. The published PerspectiveBench format: import, paths, perspectives, questions"
 bash demo/bench_demo.sh

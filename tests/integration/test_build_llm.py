@@ -18,7 +18,7 @@ from kg.prompt_files import load_prompt
 
 pytestmark = pytest.mark.integration
 
-DEMO = Path(__file__).resolve().parents[2] / "samples" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "demo" / "build"
 
 
 def _user(body: dict) -> str:
@@ -48,7 +48,8 @@ def relations_reply(body):
         {"source": b, "target": a, "label": "PRECEDES", "reason": "B comes first."},
         {"source": a, "target": "topic_999", "label": "CAUSES", "reason": "wrong endpoint"},
         {"source": a, "target": a, "label": "CAUSES", "reason": "self loop"},
-        {"source": a, "target": b, "label": "INVENTS", "reason": "not in the palette"},
+        {"source": a, "target": b, "label": "INVENTS", "reason": "not in the palette",
+         "description": "A brings B into being.", "category": "causal_relations"},
         {"source": a, "target": b, "label": "supplies", "reason": "bad label"},
     ]}
 
@@ -121,6 +122,19 @@ def test_llm_build_rejects_invalid_replies_and_resumes(store, scripted):
     assert "perspective-targeted question" in new[0].text
     assert "focused evidence" in new[1].text
     assert again.summary["questions"] == answered + 1
+
+    # With --allow-new-relations the new label is kept and recorded with its description.
+    allowing = BuildConfig(domain="demo_llm", allow_new_relations=True)
+    third = build_domain(store, allowing, llm=llm, from_stage="relations")
+    rel = next(s for s in third.stages if s["stage"] == "relations")
+    assert "rejected_unknown_label" not in rel["counts"]
+    assert rel["written"] == 5 * pairs
+    new = json.loads(store.run_text(
+        "MATCH (d:Domain {name: 'demo_llm'}) RETURN d.new_relations AS n")[0]["n"])
+    assert new["INVENTS"]["description"] == "A brings B into being."
+    cats = store.run_text("""MATCH (:Concept {domain: 'demo_llm'})-[r:RELATES {label: 'INVENTS'}]
+                             ->() RETURN DISTINCT r.category AS c""")
+    assert cats == [{"c": "causal_relations"}]
 
 
 def test_invalid_fact_replies_are_rejected_and_retried_on_rerun(store, llm_server, tmp_path):

@@ -11,7 +11,7 @@ from construction.build.chunks import ChunkInputError, read_chunks, split_text
 from construction.build.config import BuildConfig
 from construction.build.palette import PaletteError, load_palette, parse_palette
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "demo"
+SAMPLES = Path(__file__).resolve().parents[2] / "demo" / "build"
 
 
 def test_demo_palette_loads_with_categories_and_labels():

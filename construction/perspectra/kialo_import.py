@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from construction.perspectra import uids
 from construction.perspectra.errors import PerspectraInputError, Problem
 from construction.perspectra.json_reading import records
@@ -14,8 +12,7 @@ from construction.perspectra.models import (
     KialoTopic,
     OpinionRow,
     TopicRow,
-    topic_name,
-    validation_messages,
+    validated_topics,
 )
 from construction.perspectra.rows import ImportRows, provenance
 
@@ -24,19 +21,7 @@ def kialo_rows(path: Path) -> ImportRows:
     problems: list[Problem] = []
     rows = ImportRows()
     prov = provenance("perspectra.import_kialo", path.name)
-    seen: dict[str, int] = {}
-    for line, raw in records(path):
-        try:
-            topic = KialoTopic.model_validate(raw)
-        except ValidationError as e:
-            name = topic_name(raw)
-            problems += [Problem(line, f, m, name) for f, m in validation_messages(e)]
-            continue
-        if topic.topic in seen:
-            problems.append(Problem(line, "topic", f"duplicate topic (first at line "
-                                    f"{seen[topic.topic]})", topic.topic[:80]))
-            continue
-        seen[topic.topic] = line
+    for line, topic in validated_topics(records(path), KialoTopic, problems):
         t_uid = uids.topic_uid(topic.topic)
         rows.topics.append(TopicRow(uid=t_uid, text=topic.topic, source=prov))
         first: dict[str, str] = {}

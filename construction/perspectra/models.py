@@ -3,9 +3,12 @@ and of the rows written to the graph."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Iterable, Iterator
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, ValidationError
+
+from construction.perspectra.errors import Problem
 
 Stance = Literal["pro", "con"]
 STANCE_FIELDS: dict[str, Stance] = {"pros": "pro", "cons": "con"}
@@ -123,3 +126,28 @@ def topic_name(raw: Any) -> str | None:
     if isinstance(raw, dict) and isinstance(raw.get("topic"), str):
         return raw["topic"][:80]
     return None
+
+
+TopicT = TypeVar("TopicT", bound=BaseModel)
+
+
+def validated_topics(
+    records: Iterable[tuple[int, Any]], model: type[TopicT], problems: list[Problem]
+) -> Iterator[tuple[int, TopicT]]:
+    """Each (line, record) validated as `model` (which has a `topic` field); schema errors and
+    repeated topics are appended to `problems` and the record is skipped."""
+    seen: dict[str, int] = {}
+    for line, raw in records:
+        try:
+            topic = model.model_validate(raw)
+        except ValidationError as e:
+            name = topic_name(raw)
+            problems += [Problem(line, f, m, name) for f, m in validation_messages(e)]
+            continue
+        text: str = topic.topic  # type: ignore[attr-defined]
+        if text in seen:
+            problems.append(Problem(line, "topic", f"duplicate topic (first at line "
+                                    f"{seen[text]})", text[:80]))
+            continue
+        seen[text] = line
+        yield line, topic

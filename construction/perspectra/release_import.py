@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from construction.perspectra import uids
 from construction.perspectra.errors import PerspectraInputError, Problem
 from construction.perspectra.json_reading import json_list_records
@@ -22,8 +20,7 @@ from construction.perspectra.models import (
     OpinionRow,
     ReleaseTopic,
     TopicRow,
-    topic_name,
-    validation_messages,
+    validated_topics,
 )
 from construction.perspectra.rows import ImportRows, provenance
 
@@ -33,19 +30,7 @@ RELEASE_GENERATOR = "perspectra-release"
 def validate_release(path: Path) -> list[tuple[int, ReleaseTopic]]:
     problems: list[Problem] = []
     topics: list[tuple[int, ReleaseTopic]] = []
-    seen: dict[str, int] = {}
-    for line, raw in json_list_records(path):
-        try:
-            topic = ReleaseTopic.model_validate(raw)
-        except ValidationError as e:
-            name = topic_name(raw)
-            problems += [Problem(line, f, m, name) for f, m in validation_messages(e)]
-            continue
-        if topic.topic in seen:
-            problems.append(Problem(line, "topic", f"duplicate topic (first at line "
-                                    f"{seen[topic.topic]})", topic.topic[:80]))
-            continue
-        seen[topic.topic] = line
+    for line, topic in validated_topics(json_list_records(path), ReleaseTopic, problems):
         problems += _within_topic(line, topic)
         topics.append((line, topic))
     if problems:

@@ -1,0 +1,114 @@
+"""The domain's relation palette: categories -> relations with descriptions (published format).
+
+Format: `{"relation_palette_hypothesis": {category: {"description", "relations": [{"name",
+"description", "example"}]}}}` (the top-level wrapper is optional).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+LABEL = re.compile(r"^[A-Z][A-Z0-9_]*$")
+CATEGORY = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+class PaletteError(ValueError):
+    pass
+
+
+class PaletteRelation(BaseModel):
+    name: str
+    description: str = ""
+    example: str = ""
+    category: str = ""
+
+    def text(self) -> str:
+        """What the offline matcher embeds: the label in words, its example and description."""
+        words = self.name.replace("_", " ").lower()
+        return f"{words}. {self.example} {self.description}".strip()
+
+
+class PaletteCategory(BaseModel):
+    description: str = ""
+    relations: list[PaletteRelation] = Field(default_factory=list)
+
+
+class Palette(BaseModel):
+    categories: dict[str, PaletteCategory]
+    # Labels a model proposed outside the palette, accepted under --allow-new-relations.
+    new_relations: dict[str, PaletteRelation] = Field(default_factory=dict)
+
+    def relations(self) -> list[PaletteRelation]:
+        out = []
+        for cat, body in self.categories.items():
+            out.extend(r.model_copy(update={"category": cat}) for r in body.relations)
+        return out
+
+    def category_of(self, label: str) -> str | None:
+        for rel in self.relations():
+            if rel.name == label:
+                return rel.category
+        new = self.new_relations.get(label)
+        return new.category or None if new else None
+
+    def labels(self) -> set[str]:
+        return {r.name for r in self.relations()}
+
+    def describe(self) -> str:
+        """The palette as prompt text."""
+        lines = []
+        for cat, body in self.categories.items():
+            lines.append(f"## {cat}: {body.description}")
+            for r in body.relations:
+                lines.append(f"- {r.name}: {r.description} (e.g. {r.example})")
+        return "\n".join(lines)
+
+
+def parse_palette(data: object, source: str = "<palette>") -> Palette:
+    """Validate a palette document; errors name the file, the field path and the problem."""
+    if isinstance(data, dict) and "relation_palette_hypothesis" in data:
+        data = data["relation_palette_hypothesis"]
+    if not isinstance(data, dict) or not data:
+        raise PaletteError(f"{source}: expected an object of categories, got {type(data).__name__}")
+    try:
+        palette = Palette(categories=data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"][1:])
+        raise PaletteError(f"{source}: field {where}: {err['msg']}") from None
+    seen: dict[str, str] = {}
+    for cat, body in palette.categories.items():
+        if not CATEGORY.match(cat):
+            raise PaletteError(f"{source}: category {cat!r}: letters, digits, underscores only")
+        if not body.relations:
+            raise PaletteError(f"{source}: category {cat!r}: no relations")
+        for i, rel in enumerate(body.relations):
+            if not LABEL.match(rel.name):
+                raise PaletteError(
+                    f"{source}: {cat}.relations[{i}].name {rel.name!r}: must match "
+                    f"{LABEL.pattern}"
+                )
+            if rel.name in seen and seen[rel.name] != cat:
+                # The same label in two categories would make the perspective focus ambiguous.
+                raise PaletteError(
+                    f"{source}: {cat}.relations[{i}].name {rel.name!r} is already in "
+                    f"category {seen[rel.name]!r}"
+                )
+            seen[rel.name] = cat
+    return palette
+
+
+def load_palette(path: Path) -> Palette:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PaletteError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PaletteError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    return parse_palette(data, str(path))

@@ -1,0 +1,3 @@
+// Forget a domain's candidate pairs before writing the new set.
+MATCH (:Concept {domain: $domain})-[r:CANDIDATE]->(:Concept)
+DELETE r

@@ -1,0 +1,3 @@
+// `--from-stage evidence`: remove a domain's focused evidence links.
+MATCH (:Question {domain: $domain})-[e:EVIDENCE]->(:Fact)
+DELETE e

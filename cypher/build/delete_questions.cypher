@@ -1,0 +1,3 @@
+// `--from-stage questions`: remove a domain's questions (perspectives stay).
+MATCH (q:Question {domain: $domain})
+DETACH DELETE q

@@ -1,0 +1,12 @@
+// Stage 9 input: each question with its target paths' reasons and the facts of its concepts.
+MATCH (q:Question {domain: $domain})
+CALL (q) {
+  MATCH (q)-[:TARGET]->(t:Path)
+  RETURN collect(t.reasons) AS reasons, collect(t.signature) AS signatures
+}
+CALL (q) {
+  MATCH (q)-[:POOL]->(c:Concept)<-[:IN_CONCEPT]-(f:Fact)
+  RETURN collect({uid: f.uid, text: f.text, concept: c.key}) AS candidates
+}
+RETURN q.uid AS uid, q.text AS text, reasons, signatures, candidates
+ORDER BY q.id

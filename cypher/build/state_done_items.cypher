@@ -1,0 +1,3 @@
+// Items a stage has finished for a domain (per-item resume state).
+MATCH (s:BuildStep {domain: $domain, stage: $stage})
+RETURN s.item AS item, s.input_hash AS input_hash

@@ -112,7 +112,7 @@ def ensure_fact_embeddings(store: Store, domain: str) -> int:
     vecs = emb.encode([r["text"] for r in todo])
     rows = [{"uid": r["uid"], "embedding": v.tolist()} for r, v in zip(todo, vecs, strict=True)]
     store.write_batches("eval/set_fact_embeddings", rows, batch_size=500, model=emb.model_name)
-    store.run_text("CALL db.awaitIndexes(300)")
+    store.query("core/await_indexes")
     return len(rows)
 
 

@@ -141,7 +141,7 @@ class Store:
                 for stmt in cypher_files.statements(name):
                     self.run_text(stmt)
                     n += 1
-        self.run_text("CALL db.awaitIndexes(300)")
+        self.query("core/await_indexes")
         return n
 
     def node_counts(self) -> dict[str, int]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from kg import cypher_files
 from kg.server.errors import ServerError
 from kg.server.java import find_java
 from kg.server.layout import ServerHome, read_or_create_password, render_conf
@@ -215,7 +216,7 @@ def _bolt_answers(settings: Settings) -> bool:
     try:
         auth = (settings.neo4j_user, password)
         with neo4j.GraphDatabase.driver(settings.bolt_uri, auth=auth) as d:
-            d.execute_query("RETURN 1", database_=settings.neo4j_database)
+            d.execute_query(cypher_files.load("core/ping"), database_=settings.neo4j_database)
         return True
     except errors:
         return False

@@ -1,0 +1,2 @@
+// Wait until every index is online (after schema changes or bulk writes).
+CALL db.awaitIndexes(300)

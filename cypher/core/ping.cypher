@@ -1,0 +1,2 @@
+// Liveness check: the database answers a query.
+RETURN 1 AS ok

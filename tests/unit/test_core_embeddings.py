@@ -131,7 +131,7 @@ def test_threads_setting_is_scoped_to_the_call(monkeypatch, torch_embedder):
     import torch
 
     monkeypatch.delenv(E.THREADS_ENV, raising=False)
-    assert E.resolve_threads() == 1
+    assert E.resolve_threads() is None  # torch's default: one per core
     assert E.resolve_threads(0) is None and E.resolve_threads(2) == 2
     monkeypatch.setenv(E.THREADS_ENV, "0")
     assert E.resolve_threads() is None

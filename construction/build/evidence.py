@@ -58,9 +58,7 @@ def quoted_facts(reply: EvidenceReply, candidates: list[dict], rep: StageReport)
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         questions = ctx.store.query("build/evidence_inputs", domain=ctx.domain)
-        done = ctx.done_items(STAGE)
-        todo = [q for q in questions if q["uid"] not in done]
-        rep.items, rep.resumed = len(questions), len(questions) - len(todo)
+        todo = ctx.pending(STAGE, rep, questions)
         if ctx.llm:
             _run_llm(ctx, rep, todo)
             return rep

@@ -61,9 +61,7 @@ def offline_facts(text: str, df: Counter[str], n_sentences: int, min_facts: int,
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         chunks = ctx.store.query("build/chunks_of_domain", domain=ctx.domain)
-        done = ctx.done_items(STAGE)
-        todo = [c for c in chunks if c["uid"] not in done]
-        rep.items, rep.resumed = len(chunks), len(chunks) - len(todo)
+        todo = ctx.pending(STAGE, rep, chunks)
         if ctx.llm:
             _run_llm(ctx, rep, todo)
         else:

@@ -54,9 +54,7 @@ def question_row(ctx: BuildContext, v: dict, qid: int, text: str, theme: str,
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         views = ctx.store.query("build/perspectives_for_questions", domain=ctx.domain)
-        done = ctx.done_items(STAGE)
-        todo = [v for v in views if v["uid"] not in done]
-        rep.items, rep.resumed = len(views), len(views) - len(todo)
+        todo = ctx.pending(STAGE, rep, views)
         usable = [v for v in todo if v["targets"] and v["distractors"]]
         rep.skipped += len(todo) - len(usable)
         max_id = ctx.store.query("build/max_question_id", domain=ctx.domain)[0]["max_id"]

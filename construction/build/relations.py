@@ -88,9 +88,7 @@ def run(ctx: BuildContext) -> StageReport:
             raise ValueError(f"domain {ctx.domain!r} has no relation palette: pass --palette FILE")
         pairs = ctx.store.query("build/candidate_pairs", domain=ctx.domain,
                                 limit=ctx.config.key_evidence)
-        done = ctx.done_items(STAGE)
-        todo = [p for p in pairs if pair_item(p) not in done]
-        rep.items, rep.resumed = len(pairs), len(pairs) - len(todo)
+        todo = ctx.pending(STAGE, rep, pairs, item=pair_item)
         if ctx.llm:
             _run_llm(ctx, rep, todo)
         else:

@@ -86,6 +86,15 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def gds(self) -> Any:
+        """The `graphdatascience` client on this store's driver, for notebooks and analyses
+        beyond the product's named queries (imports pandas: not for hot CLI paths)."""
+        from graphdatascience import GraphDataScience
+
+        # No Arrow flight server on community GDS; progress bars off for scripts and tests.
+        return GraphDataScience(self._driver, database=self.database, arrow=False,
+                                show_progress=False)
+
     def verify(self) -> None:
         self._driver.verify_connectivity()
 

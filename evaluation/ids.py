@@ -1,14 +1,8 @@
-"""Content-hash uids (docs/graph-model.md): sha256 of a canonical JSON array, first 24 hex."""
+"""Uids of answers, verdicts and claims, on the shared content-hash scheme of `kg.ids`."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-
-
-def content_uid(*fields: object) -> str:
-    canonical = json.dumps(list(fields), ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+from kg.ids import content_uid
 
 
 def answer_uid(run: str, question: str) -> str:

@@ -1,9 +1,9 @@
-"""Content-hash uids (docs/graph-model.md), shared with the PerspectiveBench importer so a build
-and an import of its export MERGE onto the same nodes."""
+"""Build-stage hashing on the shared uid scheme of `kg.ids`, so a build and an import of its
+export MERGE onto the same nodes."""
 
 from __future__ import annotations
 
-from construction.perspectivebench.ids import content_uid
+from kg.ids import content_uid
 
 __all__ = ["content_uid", "fingerprint"]
 

@@ -1,18 +1,8 @@
-"""Content-hash uids of the graph model (docs/graph-model.md).
-
-uid = first 24 hex chars of sha256 over a canonical JSON array of the identifying fields, so every
-importer and builder that writes the same thing MERGEs onto the same node or edge.
-"""
+"""Uids of the PerspectiveBench nodes and edges, on the shared scheme of `kg.ids`."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-
-
-def content_uid(*fields: object) -> str:
-    canonical = json.dumps(list(fields), ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+from kg.ids import content_uid
 
 
 def concept_uid(domain: str, key: str) -> str:

@@ -1,15 +1,8 @@
-"""Content-hash uids (docs/graph-model.md): sha256 of canonical JSON, first 24 hex chars."""
+"""Uids of the PERSPECTRA nodes, on the shared content-hash scheme of `kg.ids`."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-
-
-def content_uid(*fields: object) -> str:
-    """Same identifying fields, same uid: re-imports and re-builds MERGE onto the same nodes."""
-    canonical = json.dumps(list(fields), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+from kg.ids import content_uid
 
 
 def topic_uid(text: str) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from construction.perspectra.rows import ImportRows
-from construction.perspectra.uids import content_uid
+from kg.ids import content_uid
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from construction.perspectra.uids import content_uid
 from evaluation.perspectra.metrics import TaskScores
 from evaluation.perspectra.scoring import is_correct, parse_for, score
 from evaluation.perspectra.task_items import TaskItem
 from kg import __version__
+from kg.ids import content_uid
 from kg.store import Store, StoreError
 
 

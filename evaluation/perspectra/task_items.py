@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from construction.perspectra.uids import content_uid
+from kg.ids import content_uid
 
 TaskName = Literal["t1", "t2", "t3"]
 TASKS: tuple[TaskName, ...] = ("t1", "t2", "t3")

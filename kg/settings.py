@@ -57,7 +57,10 @@ class Settings(BaseSettings):
     # Extra JVM options for the local server (e.g. GC logging), space separated.
     jvm_options: str = ""
     java_home: Path | None = None
+    # Bolt deadline, counted from the JVM launch (provisioning has no deadline).
     start_timeout_s: float = 120.0
+    # Maven local repository for resolving Neo4j + GDS (default: Maven's own, ~/.m2).
+    maven_repo_local: Path | None = None
 
     cache_dir: Path = Field(default_factory=default_cache_dir)
     config_dir: Path = Field(default_factory=default_config_dir)

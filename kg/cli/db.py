@@ -37,12 +37,24 @@ def up() -> None:
         _remote_check(settings)
         return
     before = process.status(settings).state
+    t0 = time.monotonic()
+
+    def progress(msg: str) -> None:
+        err_console.print(f"[dim]{time.monotonic() - t0:6.1f} s[/]  {msg}", highlight=False)
+
     try:
-        st, secs = process.start(settings)
+        report = process.start(settings, progress=progress)
     except ServerError as exc:
         _server_failure(exc)
         return
-    verb = "already running" if before is process.State.RUNNING else f"started in {secs:.1f} s"
+    except KeyboardInterrupt:
+        fail("interrupted; the server this command launched was stopped", code=130)
+    st = report.status
+    if before is process.State.RUNNING:
+        verb = "already running"
+    else:
+        prov = f"provisioned in {report.provision_s:.1f} s, " if report.provision_s >= 1 else ""
+        verb = f"started ({prov}Bolt answered {report.start_s:.1f} s after launch)"
     with Store(settings) as store:
         n = store.ensure_schema()
     console.print(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -128,9 +130,34 @@ def _set_initial_password(java: Path, home: ServerHome, lib: Path, password: str
         )
 
 
-def prepare(settings: Settings) -> tuple[ServerHome, Path, str]:
+ProgressFn = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass
+class Provisioned:
+    """Everything a launch needs, made ready before any Bolt deadline starts."""
+
+    java: Path
+    home: ServerHome
+    lib: Path
+    password: str
+    seconds: float
+
+
+@dataclass
+class StartReport:
+    status: Status
+    provision_s: float  # Maven resolution, shading, layout, password (0 when already running)
+    start_s: float  # from the JVM launch until Bolt answered
+
+
+def prepare(settings: Settings, progress: ProgressFn = _quiet) -> tuple[ServerHome, Path, str]:
     """Resolve jars, lay out the home, write neo4j.conf, make sure the password is set."""
-    dist = resolve(settings)
+    dist = resolve(settings, progress=progress)
     home = home_of(settings)
     home.create()
     (home.conf / "neo4j.conf").write_text(render_conf(settings, home, dist.lib), encoding="utf-8")
@@ -150,44 +177,91 @@ def prepare(settings: Settings) -> tuple[ServerHome, Path, str]:
     return home, dist.lib, password
 
 
-def start(settings: Settings) -> tuple[Status, float]:
-    """Start the server unless it runs already; wait until Bolt answers. Returns (status, s)."""
+def provision(settings: Settings, progress: ProgressFn = _quiet) -> Provisioned:
+    """The provisioning phase: no deadline, because a first run resolves and shades jars from
+    Maven Central (minutes on a cold machine) and only then can a JVM be launched."""
     t0 = time.monotonic()
+    java = find_java(settings.java_home)
+    home, lib, password = prepare(settings, progress)
+    if not home.auth_file.exists():
+        progress("setting the initial password")
+        _set_initial_password(java.executable, home, lib, password)
+    return Provisioned(java.executable, home, lib, password, time.monotonic() - t0)
+
+
+def server_command(settings: Settings, ready: Provisioned) -> list[str]:
+    heap = settings.heap_size
+    return [
+        str(ready.java), f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC",
+        "-XX:+ExitOnOutOfMemoryError", "-Dfile.encoding=UTF-8", *JVM_OPENS,
+        *_cds_options(settings, ready.home, ready.java, ready.lib), *settings.jvm_options.split(),
+        "-cp", _classpath(ready.home, ready.lib), ENTRY_POINT,
+        f"--home-dir={ready.home.root}", f"--config-dir={ready.home.conf}",
+    ]
+
+
+def start(settings: Settings, progress: ProgressFn = _quiet) -> StartReport:
+    """Start the server unless it runs already, and wait until Bolt answers.
+
+    Two phases: provisioning (unbounded, reported through `progress`), then the launch, whose
+    `start_timeout_s` deadline starts when the JVM is started. A launch that fails or is
+    interrupted stops the process it started: nothing keeps running behind the user's back.
+    """
     current = status(settings)
     if current.state is State.RUNNING:
-        return current, 0.0
-    if current.state is State.STARTING:
-        return wait_ready(settings, current.pid or 0, t0)
+        return StartReport(current, 0.0, 0.0)
+    if current.state is State.STARTING:  # launched by another command: wait, but not ours to kill
+        t0 = time.monotonic()
+        return StartReport(wait_ready(settings, current.pid or 0, t0), 0.0,
+                           time.monotonic() - t0)
     for port in (settings.bolt_port, settings.http_port):
         if port_open(port):
             raise ServerError(
                 f"port {port} on 127.0.0.1 is taken by another process",
                 "stop that process, or choose free ports with KG_BOLT_PORT / KG_HTTP_PORT",
             )
-    java = find_java(settings.java_home)
-    home, lib, password = prepare(settings)
-    if not home.auth_file.exists():
-        _set_initial_password(java.executable, home, lib, password)
-    heap = settings.heap_size
-    cmd = [
-        str(java.executable), f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC",
-        "-XX:+ExitOnOutOfMemoryError", "-Dfile.encoding=UTF-8", *JVM_OPENS,
-        *_cds_options(settings, home, java.executable, lib), *settings.jvm_options.split(),
-        "-cp", _classpath(home, lib), ENTRY_POINT,
-        f"--home-dir={home.root}", f"--config-dir={home.conf}",
-    ]
+    ready = provision(settings, progress)
+    progress("launching the JVM")
+    home = ready.home
+    t0 = time.monotonic()
     with open(home.console_log, "ab") as out:
         proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
-            cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True, cwd=home.root,
+            server_command(settings, ready), stdout=out, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True, cwd=home.root,
         )
     home.pid_file.write_text(str(proc.pid))
-    return wait_ready(settings, proc.pid, t0, proc)
+    try:
+        st = wait_ready(settings, proc.pid, t0, proc)
+    except ServerError as exc:
+        if proc.poll() is None:  # still alive but never answered: stop it, say so
+            _abort(home, proc)
+            exc.fix = (f"{exc.fix}; the unanswering server was stopped, nothing is left "
+                       "running").lstrip("; ")
+        raise
+    except BaseException:  # Ctrl-C or any other failure while waiting
+        _abort(home, proc)
+        raise
+    return StartReport(st, ready.seconds, time.monotonic() - t0)
+
+
+def _abort(home: ServerHome, proc: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """Stop a server this command launched and gave up on (its whole process group)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=grace_s)
+    for part in home.run.glob("classes-*.jsa.part"):
+        part.unlink()  # a killed JVM's class archive may be half written
+    home.pid_file.unlink(missing_ok=True)
 
 
 def wait_ready(
     settings: Settings, pid: int, t0: float, proc: subprocess.Popen | None = None
-) -> tuple[Status, float]:
+) -> Status:
     home = home_of(settings)
     deadline = t0 + settings.start_timeout_s
     while time.monotonic() < deadline:
@@ -197,17 +271,18 @@ def wait_ready(
                 f"read the log below and {home.neo4j_log}; `kg db status` shows it as crashed",
                 log_tail=log_tail(home),
             )
-        if port_open(settings.bolt_port) and _bolt_answers(settings):
-            return Status(State.RUNNING, pid, home), time.monotonic() - t0
+        if port_open(settings.bolt_port) and bolt_answers(settings):
+            return Status(State.RUNNING, pid, home)
         time.sleep(0.25)
     raise ServerError(
-        f"the Neo4j server did not answer on Bolt within {settings.start_timeout_s:.0f} s",
+        f"the Neo4j server did not answer on Bolt within {settings.start_timeout_s:.0f} s "
+        "of its launch",
         "raise KG_START_TIMEOUT_S on a slow machine, or read the log",
         log_tail=log_tail(home),
     )
 
 
-def _bolt_answers(settings: Settings) -> bool:
+def bolt_answers(settings: Settings) -> bool:
     from kg.neo4j_driver import import_driver
 
     neo4j = import_driver()

@@ -16,7 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 import openai
 from pydantic import BaseModel, Field
 
-from evaluation import runs
+from evaluation import run_history, runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.ids import answer_uid
 from evaluation.judges import EmbeddingJudge, Judge, LLMJudge
@@ -244,6 +244,8 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     status = ("stopped" if pipe.stopped else "incomplete" if failed else "completed")
     errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
     runs.finish_run(store, run_id, status, errors, failed)
+    run_history.record_session(store, run_id, run_history.Session(
+        at=runs.now(), status=status, completed=pipe.completed, failed=failed, reasons=errors))
     return RunSummary(
         run_id=run_id, status=status, questions=len(questions), done_before=len(done),
         completed=pipe.completed, failed=failed, skipped_invalid=len(problems),

@@ -76,8 +76,10 @@ def score_matrices(facts: list[dict], cfg: BuildConfig) -> PairScores:
 
 def kept_pairs(scores: PairScores, cfg: BuildConfig) -> list[tuple[int, int, int]]:
     """(i, j, score) with i < j, score >= min_pair_score, optionally top-k per concept."""
-    total = scores.score()
     n = len(scores.keys)
+    if n < 2:  # no pair to score (the empty matrices are 1-dimensional)
+        return []
+    total = scores.score()
     iu, ju = np.triu_indices(n, k=1)
     keep = total[iu, ju] >= cfg.min_pair_score
     pairs = [(int(i), int(j), int(total[i, j])) for i, j in zip(iu[keep], ju[keep], strict=True)]

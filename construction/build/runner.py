@@ -33,16 +33,38 @@ _RESET: dict[str, list[str]] = {
     "questions": ["build/delete_questions"],
     "evidence": ["build/delete_evidence"],
 }
+# Stages that ask the model once per item and mark each item done when its reply is written.
+_PER_ITEM_MODEL_STAGES = ("facts", "concepts", "relations", "questions", "evidence")
 PROMPTS = ("facts", "summary", "relations", "question", "evidence")
 
 
 class BuildResult(BaseModel):
     run: str
     domain: str
-    status: str
+    status: str  # done | incomplete (a stage had failed items; later stages did not run)
     summary: dict[str, int]
     stages: list[dict[str, Any]]
     seconds: float
+    failed_items: int = 0
+    failed_reasons: dict[str, int] = {}
+    stopped_after: str | None = None  # the stage whose failures stopped the build
+    allow_partial: bool = False
+
+    def failed_items_reasons_sorted(self) -> list[tuple[str, int]]:
+        return sorted(self.failed_reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def failed_items(ctx: BuildContext, name: str) -> tuple[int, dict[str, int]]:
+    """Items of a stage left undone by failed or rejected model replies (a rerun retries them):
+    the stage's items without a done marker, counted only when the stage rejected something
+    (a rejected part of an item that was still written is not a failed item)."""
+    rep = ctx.reports.get(name)
+    if rep is None or not rep.rejected or name not in _PER_ITEM_MODEL_STAGES:
+        return 0, {}
+    undone = max(0, rep.items - len(ctx.done_items(name)))
+    reasons = {k.removeprefix("rejected_"): v for k, v in sorted(rep.counts.items())
+               if k.startswith("rejected_") and v}
+    return undone, (reasons if undone else {})
 
 
 def _stage_runner(name: str) -> Callable[[BuildContext], StageReport]:
@@ -95,10 +117,13 @@ def build_domain(
     store: Store, config: BuildConfig, *, chunk_paths: list[Path] | None = None,
     palette_path: Path | None = None, llm: BuildLLM | None = None,
     from_stage: str | None = None, only: list[str] | None = None,
-    progress: ProgressFactory | None = None,
+    progress: ProgressFactory | None = None, allow_partial: bool = False,
 ) -> BuildResult:
     """Run the build for one domain. `only` = the stages to run (default all, each resuming
-    its finished items); `from_stage` resets that stage and every later one, then runs them."""
+    its finished items); `from_stage` resets that stage and every later one, then runs them.
+
+    A stage whose items failed ends the build `incomplete` before the next stage (which would
+    build on partial input) unless `allow_partial`; a rerun resumes the failed items."""
     for name in [from_stage, *(only or [])]:
         if name is not None and name not in STAGES:
             raise ValueError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
@@ -124,6 +149,7 @@ def build_domain(
                 prompt_hashes=json.dumps(hashes, sort_keys=True),
                 version=_version(), stages=stages)
     status, error = "failed", None
+    n_failed, reasons, stopped_after = 0, {}, None
     try:
         if palette is not None:
             store.query("build/domain_set_palette", domain=config.domain,
@@ -146,7 +172,18 @@ def build_domain(
             if bar is not None:
                 bar.advance()
                 bar.close()
-        status = "done"
+            n, why = failed_items(ctx, name)
+            n_failed += n
+            for k, v in why.items():
+                reasons[k] = reasons.get(k, 0) + v
+            if n and not allow_partial:
+                stopped_after = name
+                break
+        status = "incomplete" if stopped_after else "done"
+        if stopped_after:
+            error = (f"stage {stopped_after}: {n_failed} item(s) failed ("
+                     + ", ".join(f"{k} {v}" for k, v in reasons.items())
+                     + "); later stages not run")
     except BaseException as exc:
         error = f"{type(exc).__name__}: {exc}"[:500]
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
@@ -158,9 +195,13 @@ def build_domain(
         store.query("build/run_finish", uid=run_uid, status=status, tokens_in=tin,
                     tokens_out=tout, error=error,
                     summary=json.dumps({"totals": summary, "stages": _stage_dicts(ctx)}))
+        store.query("core/run_flags", uid=run_uid, allow_partial=allow_partial,
+                    failed_items=n_failed, failed_reasons=json.dumps(reasons, sort_keys=True))
     return BuildResult(run=run_uid, domain=config.domain, status=status,
                        summary={**summary, "tokens_in": tin, "tokens_out": tout},
-                       stages=_stage_dicts(ctx), seconds=time.perf_counter() - started)
+                       stages=_stage_dicts(ctx), seconds=time.perf_counter() - started,
+                       failed_items=n_failed, failed_reasons=reasons,
+                       stopped_after=stopped_after, allow_partial=allow_partial)
 
 
 def _reset_from(ctx: BuildContext, stage: str) -> None:

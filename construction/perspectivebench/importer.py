@@ -139,6 +139,8 @@ def import_perspectivebench(
         report.questions_written = len(plan.questions)
         report.domains, report.concepts = len(plan.domains), len(plan.concepts)
         report.facts, report.edges, report.paths = len(plan.facts), len(plan.edges), len(plan.paths)
+        report.evidence_outside_pool = plan.evidence_outside_pool
+        report.questions_with_outside_evidence = plan.questions_with_outside_evidence
     report.nodes_after = store.node_counts()
     report.seconds = round(time.perf_counter() - started, 3)
     return report

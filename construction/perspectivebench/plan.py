@@ -36,6 +36,10 @@ class ImportPlan(BaseModel):
     evidence: list[dict[str, Any]] = Field(default_factory=list)
     pool: list[dict[str, Any]] = Field(default_factory=list)
     warnings: list[Problem] = Field(default_factory=list)
+    # focused-evidence sentences in no Key Evidence list of their question's pool: kept, and
+    # stored as Facts linked only by (:Question)-[:EVIDENCE]->(:Fact) (no concept holds them)
+    evidence_outside_pool: int = 0
+    questions_with_outside_evidence: int = 0
 
     def concept_uids(self) -> list[str]:
         return [c["uid"] for c in self.concepts]
@@ -168,6 +172,10 @@ class _Builder:
             row = {"question": q_uid, "path": p_uid, "name": entry.name, "pos": pos,
                    "tpos": tpos.get(pos), "reasons": override}
             (self.plan.targets if pos in tpos else self.plan.distractors).append(row)
+        in_pool = {s for entry in q.pool.values() for s in entry.key_evidence}
+        outside = sum(1 for s in q.focused_evidence if s not in in_pool)
+        self.plan.evidence_outside_pool += outside
+        self.plan.questions_with_outside_evidence += outside > 0
         for rank, sentence in enumerate(q.focused_evidence):
             self.plan.evidence.append({"question": q_uid, "fact": self.fact(dom, sentence),
                                        "rank": rank})

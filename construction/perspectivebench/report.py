@@ -54,6 +54,9 @@ class ImportReport(BaseModel):
     facts: int = 0
     edges: int = 0
     paths: int = 0
+    # focused evidence in no pool entry (accepted; hangs on its Question by EVIDENCE only)
+    evidence_outside_pool: int = 0
+    questions_with_outside_evidence: int = 0
     # node counts before/after (a second identical import changes none)
     nodes_before: dict[str, int] = Field(default_factory=dict)
     nodes_after: dict[str, int] = Field(default_factory=dict)

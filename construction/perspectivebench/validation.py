@@ -22,6 +22,7 @@ from construction.perspectivebench.paths import (
     parse_path,
 )
 from construction.perspectivebench.report import Problem
+from kg import json_checks
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024  # the largest published line is ~40 kB
 _PATH_NAME = "path_"
@@ -68,12 +69,19 @@ class _LineChecker:
 
     def check(self, text: str) -> BenchQuestion | None:
         try:
-            obj = json.loads(text)
+            obj = json_checks.loads(text)
         except json.JSONDecodeError as exc:
             self.error("-", f"broken JSON: {exc.msg} (column {exc.colno})")
             return None
+        except json_checks.JSONProblem as exc:
+            self.error(exc.field, exc.problem)
+            return None
         if not isinstance(obj, dict):
             self.error("-", f"expected a JSON object, got {type(obj).__name__}")
+            return None
+        if problems := json_checks.scan(obj):  # what the graph cannot store, with its field
+            for p in problems:
+                self.error(p.field, p.problem)
             return None
         try:
             raw = RawLine.model_validate(obj)

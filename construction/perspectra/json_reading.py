@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from construction.perspectra.errors import PerspectraInputError, Problem
+from kg import json_checks
 
 
 def read_utf8(path: Path) -> str:
@@ -25,8 +26,30 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
+def _checked(path: Path, items: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """Records the graph can store; the others (64-bit overflow, lone surrogates) are collected
+    and refused together at the end. A file with no record at all is refused too."""
+    problems: list[Problem] = []
+    seen = 0
+    for line, value in items:
+        seen += 1
+        found = json_checks.scan(value)
+        problems += [Problem(line, p.field, p.problem) for p in found]
+        if not found:
+            yield line, value
+    if problems:
+        raise PerspectraInputError(path, problems)
+    if seen == 0:
+        raise PerspectraInputError(path, [Problem(None, "<file>", "no records: the file "
+                                                  "holds nothing to import")])
+
+
 def json_list_records(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line, value) for each element of a top-level JSON array."""
+    """(line, value) for each element of a top-level JSON array (an empty one is refused)."""
+    return _checked(path, _json_list_records(path))
+
+
+def _json_list_records(path: Path) -> Iterator[tuple[int, Any]]:
     text = read_utf8(path)
     decoder = json.JSONDecoder()
     ws = " \t\r\n"
@@ -52,6 +75,8 @@ def json_list_records(path: Path) -> Iterator[tuple[int, Any]]:
             value, end = decoder.raw_decode(text, i)
         except json.JSONDecodeError as e:
             raise bad(e.pos, f"invalid JSON: {e.msg}") from None
+        except RecursionError:
+            raise bad(i, "JSON nested too deeply to read") from None
         yield _line_of(text, i), value
         i = skip(end)
         if i < n and text[i] == ",":
@@ -65,17 +90,24 @@ def json_list_records(path: Path) -> Iterator[tuple[int, Any]]:
 
 
 def jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line, value) per non-blank line of a JSON-lines file."""
+    """(line, value) per non-blank line of a JSON-lines file (a file with none is refused)."""
+    return _checked(path, _jsonl_records(path))
+
+
+def _jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
     text = read_utf8(path)
     for lineno, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:
-            yield lineno, json.loads(raw)
+            value = json_checks.loads(raw)
         except json.JSONDecodeError as e:
             raise PerspectraInputError(
                 path, [Problem(lineno, "<line>", f"invalid JSON: {e.msg} (column {e.colno})")]
             ) from None
+        except json_checks.JSONProblem as e:
+            raise PerspectraInputError(path, [Problem(lineno, "<line>", e.problem)]) from None
+        yield lineno, value
 
 
 def records(path: Path) -> Iterator[tuple[int, Any]]:

@@ -2,7 +2,7 @@
 MATCH (c:Concept {domain: $domain})
 OPTIONAL MATCH (f:Fact)-[r:IN_CONCEPT]->(c)
 WITH c, f, r
-ORDER BY c.key, coalesce(r.rank, 1000000), r.prob DESC, f.uid
+ORDER BY c.key, coalesce(r.rank, 1000000), r.prob DESC, f.text, f.uid
 WITH c, collect(f.text) AS texts, collect(f.uid) AS uids
 CALL (c) {
   OPTIONAL MATCH (c)<-[:IN_CONCEPT]-(:Fact)-[:MENTIONS]->(e:Entity)

@@ -2,4 +2,4 @@
 MATCH (f:Fact {domain: $domain})
 WHERE f.embedding IS NULL OR f.embedding_model <> $model
 RETURN f.uid AS uid, f.text AS text
-ORDER BY f.uid
+ORDER BY f.text, f.uid  // not by uid alone: uids hash the domain name

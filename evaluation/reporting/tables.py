@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from evaluation.reporting.bootstrap import CI
+from kg.safe_paths import safe_file
 
 
 class Table(BaseModel):
@@ -88,7 +89,7 @@ def export_table(table: Table, out_dir: Path, name: str,
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for fmt in formats:
-        p = out_dir / f"{name}.{fmt}"
+        p = safe_file(out_dir, name, f".{fmt}")  # names hold run ids: kept inside out_dir
         if fmt == "csv":
             table.write_csv(p)
         elif fmt == "json":

@@ -127,6 +127,11 @@ def import_perspectivebench_cmd(
         t.add_row(k, f"{getattr(report, k):,}")
     t.add_row("nodes created", ", ".join(f"{k} {v:+,}" for k, v in report.nodes_created.items())
               or "none (already imported)")
+    if report.evidence_outside_pool:
+        t.add_row("focused evidence in no pool entry",
+                  f"{report.evidence_outside_pool:,} sentence(s) in "
+                  f"{report.questions_with_outside_evidence:,} question(s); stored as Facts "
+                  "linked only by (:Question)-[:EVIDENCE]->(:Fact), in no Concept")
     t.add_row("seconds", f"{report.seconds:.2f}")
     if report.rejects_path:
         t.add_row("rejects written to", report.rejects_path)
@@ -142,11 +147,15 @@ def import_perspectivebench_cmd(
 
 
 def _fail_problems(header: str, problems: list) -> NoReturn:
-    """Like `fail`, but one unwrapped line per problem so file:line:field stays greppable."""
-    from construction.perspectivebench.report import format_problems
+    """Like `fail`, but one unwrapped line per problem so file:line:field stays greppable; the
+    first 10 on screen, all of them in a report file whose path is printed."""
+    from kg.error_report import screen_lines, write_error_report
 
+    source = problems[0].file if problems else "import"
+    report = write_error_report(source, [str(p) for p in problems])
     err_console.print(f"[bold red]error:[/] {header}", highlight=False)
-    err_console.print(format_problems(problems), highlight=False, markup=False, soft_wrap=True)
+    err_console.print("\n".join(screen_lines([str(p) for p in problems], report)),
+                      highlight=False, markup=False, soft_wrap=True)
     raise typer.Exit(1)
 
 

@@ -116,6 +116,9 @@ def register(app: typer.Typer) -> None:
                                           "multi-hop concept sequence"),
         evidence: int = typer.Option(4, help="focused evidence facts per question (offline)"),
         concurrency: int = typer.Option(4, help="model calls in flight"),
+        allow_partial: bool = typer.Option(False, "--allow-partial", help="run later stages "
+                                           "even when a stage had failed items (recorded on "
+                                           "the Run)"),
         as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
         verbose: bool = typer.Option(False, "-v", "--verbose", help="log each stage"),
     ) -> None:
@@ -175,15 +178,31 @@ def register(app: typer.Typer) -> None:
             try:
                 result = build_domain(
                     store, cfg, chunk_paths=list(chunks) or None, palette_path=palette,
-                    llm=llm, from_stage=from_stage, only=only,
+                    llm=llm, from_stage=from_stage, only=only, allow_partial=allow_partial,
                     progress=lambda label, total: _Bar(progress, label, total))
             except (ChunkInputError, PaletteError, ValueError) as exc:
                 fail(str(exc))
         if as_json:
             console.print_json(json.dumps(result.model_dump()))
-            return
-        console.print(_stage_table(result))
-        console.print(_summary_table(result))
-        for s in result.stages:
-            for note in s["notes"]:
-                console.print(f"[dim]{s['stage']}: {note}[/]", highlight=False)
+        else:
+            console.print(_stage_table(result))
+            console.print(_summary_table(result))
+            for s in result.stages:
+                for note in s["notes"]:
+                    console.print(f"[dim]{s['stage']}: {note}[/]", highlight=False)
+        _report_failures(result)
+
+
+def _report_failures(result: Any) -> None:
+    """A build with failed items says so and exits non-zero: its graph is not a clean build's."""
+    if not result.failed_items:
+        return
+    why = ", ".join(f"{k} {v}" for k, v in result.failed_items_reasons_sorted())
+    if result.status == "incomplete":
+        fail(f"build of {result.domain} is incomplete: {result.failed_items} item(s) of stage "
+             f"{result.stopped_after} failed ({why}); later stages did not run. Rerun the same "
+             f"`kg build {result.domain} ...` to retry the failed items (finished ones are "
+             "kept), or pass --allow-partial to build on the partial input", code=2)
+    console.print(f"[yellow]warning:[/] {result.failed_items} item(s) failed ({why}); later "
+                  "stages ran on partial input (--allow-partial, recorded on the Run)",
+                  highlight=False)

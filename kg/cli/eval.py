@@ -273,16 +273,20 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
         rows = list_runs(store)
     if as_json:
         keep = ("uid", "kind", "status", "roles", "judge", "setting", "strategy", "gt",
-                "source_run", "judged", "failed", "tokens_in", "tokens_out", "calls",
-                "cached_calls", "cost", "version", "started_at", "ended_at", "prompt_hashes")
-        typer.echo(json.dumps([{k: r.get(k) for k in keep} for r in rows], indent=2,
-                              default=str))
+                "source_run", "judged", "failed", "failed_total", "tokens_in", "tokens_out",
+                "calls", "cached_calls", "cost", "version", "started_at", "ended_at",
+                "prompt_hashes")
+        from evaluation.run_history import sessions
+
+        typer.echo(json.dumps([{k: r.get(k) for k in keep} | {
+            "sessions": [s.model_dump() for s in sessions(r)]} for r in rows], indent=2,
+            default=str))
         return
     if not rows:
         console.print("no runs yet: `kg eval run --responder cover-all --setting oracle`")
         return
     t = Table("run", "kind", "status", "responder", "judge", "setting", "judged",
-              "tokens out", "calls (cached)", "started")
+              "failed (all sessions)", "tokens out", "calls (cached)", "started")
     t.columns[0].no_wrap = True
     for r in rows:
         roles = r.get("roles") or {}
@@ -291,6 +295,8 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
             else ", ".join(r.get("models") or []) or "-")
         t.add_row(r["uid"], r.get("kind"), r.get("status"), who, r.get("judge"),
                   f"{r.get('setting')}/{r.get('strategy')}", str(r["judged"]),
+                  f"{r.get('failed') or 0} ({r.get('failed_total') or 0} in "
+                  f"{len(r.get('sessions') or [])})",
                   str(r.get("tokens_out", 0)),
                   f"{r.get('calls', 0)} ({r.get('cached_calls', 0)})",
                   str(r.get("started_at") or "")[:16])

@@ -39,7 +39,12 @@ def _store():
         with Store() as store:
             yield store
     except PerspectraInputError as e:
-        fail(str(e))
+        from kg.error_report import screen_lines, write_error_report
+
+        lines = [p.render(e.file) for p in e.problems]
+        report = write_error_report(e.file, lines)
+        fail(f"{len(lines)} problem(s) in {e.file}, nothing written:\n"
+             + "\n".join(screen_lines(lines, report)))
     except (StoreError, ServiceUnavailable, Neo4jError, ValueError) as e:
         fail(f"{type(e).__name__}: {e}")
 
@@ -217,11 +222,13 @@ def export_tasks(
 ) -> None:
     """Export stored task items to JSONL (one file per build)."""
     from evaluation.perspectra.item_store import export_jsonl, load_items, resolve_build
+    from kg.safe_paths import safe_file
 
+    out.mkdir(parents=True, exist_ok=True)
     with _store() as store:
         for t in _tasks(task):
             b = resolve_build(store, t, build if task != "all" else None)
-            path = out / f"{b}.jsonl"
+            path = safe_file(out, b, ".jsonl")  # build ids are user-given names
             console.print(f"{t}: {export_jsonl(load_items(store, b), path)} items -> {path}")
 
 

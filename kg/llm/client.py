@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kg.llm.cache import CachedReply, ResponseCache, cache_key
 from kg.llm.config import LLMConfig
 from kg.llm.ledger import CallRecord, Ledger
+from kg.llm.reply_check import answer_text, not_an_answer, usable_cached_text
 from kg.llm.structured import (
     StructuredOutputError,
     json_schema,
@@ -208,7 +209,8 @@ class LLMClient:
                         api_params, schema_json)
         record = CallRecord(model=self.config.model_name, role=self.config.role,
                             prompt_name=prompt_name, prompt_hash=prompt_hash)
-        if self._cache is not None and (hit := self._cache.get(key)) is not None:
+        if (self._cache is not None and (hit := self._cache.get(key)) is not None
+                and usable_cached_text(hit.text)):
             try:
                 parsed = self._validate(hit.text, schema, check) if schema else None
             except StructuredOutputError:
@@ -330,13 +332,19 @@ class LLMClient:
                 # (milliseconds of CPU per call: the bottleneck at high concurrency).
                 resp = await api.post("/chat/completions", cast_to=object,
                                       body={"model": c.model_name, "messages": messages, **params})
-                if not isinstance(resp, dict):
-                    raise LLMCallError(f"{c.role} model {c.model_name}: reply is not a JSON "
-                                       f"object: {str(resp)[:200]!r}")
+                text = answer_text(resp)  # empty, choice-less or non-JSON: NotAnAnswer
                 break
             except LLMCallError:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
+                if not_an_answer(exc):  # retried like a transient error, never returned
+                    if attempt == c.max_retries:
+                        raise LLMCallError(
+                            f"{c.role} model {c.model_name}: not an answer: {not_an_answer(exc)}"
+                            f" (after {attempt + 1} attempt(s))") from exc
+                    await asyncio.sleep(random.uniform(
+                        0, min(c.backoff_max_s, c.backoff_base_s * 2**attempt)))
+                    continue
                 if not _retryable(exc) or attempt == c.max_retries:
                     raise LLMCallError(self._redact(
                         f"{c.role} model {c.model_name} at {c.resolved_base_url}: "
@@ -347,10 +355,6 @@ class LLMClient:
                 delay = (wait * (1 + 0.1 * random.random()) if wait is not None
                          else random.uniform(0, backoff))  # full jitter
                 await asyncio.sleep(delay)
-        try:
-            text = (resp["choices"][0].get("message") or {}).get("content") or ""
-        except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise LLMCallError(f"{c.role} model {c.model_name}: reply has no choices") from exc
         usage = resp.get("usage") or None
         u = Usage(prompt_tokens=(usage or {}).get("prompt_tokens") or 0,
                   completion_tokens=(usage or {}).get("completion_tokens") or 0,

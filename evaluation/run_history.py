@@ -1,0 +1,41 @@
+"""Each session of a run (a first run or a resume) leaves one entry in the run's history.
+
+`Run.failed`/`Run.errors` describe the last session only; `Run.sessions` (JSON texts) and
+`Run.failed_total` keep what every session failed on, so a rerun that completes still shows
+that items failed before and why.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kg.store import Store
+
+MAX_REASONS = 20
+
+
+class Session(BaseModel):
+    at: str
+    status: str
+    completed: int
+    failed: int
+    reasons: list[str] = Field(default_factory=list)
+
+
+def record_session(store: Store, run_id: str, session: Session) -> dict[str, Any]:
+    s = session.model_copy(update={"reasons": session.reasons[:MAX_REASONS]})
+    return store.query("eval/run_record_session", uid=run_id, session=s.model_dump_json(),
+                       failed=s.failed)[0]
+
+
+def sessions(run: dict[str, Any]) -> list[Session]:
+    out = []
+    for raw in run.get("sessions") or []:
+        try:
+            out.append(Session.model_validate(json.loads(raw)))
+        except (ValueError, TypeError):
+            continue
+    return out

@@ -27,8 +27,9 @@ class Session(BaseModel):
 
 def record_session(store: Store, run_id: str, session: Session) -> dict[str, Any]:
     s = session.model_copy(update={"reasons": session.reasons[:MAX_REASONS]})
-    return store.query("eval/run_record_session", uid=run_id, session=s.model_dump_json(),
-                       failed=s.failed)[0]
+    return store.query(
+        "eval/run_record_session", uid=run_id, session=s.model_dump_json(), failed=s.failed
+    )[0]
 
 
 def sessions(run: dict[str, Any]) -> list[Session]:

@@ -10,15 +10,17 @@ from kg.safe_paths import safe_file
 SHOWN = 10
 
 
-def write_error_report(source: Path | str, problems: Sequence[str],
-                       folder: Path | str | None = None) -> Path:
+def write_error_report(
+    source: Path | str, problems: Sequence[str], folder: Path | str | None = None
+) -> Path:
     """Write one problem per line to `<folder>/<input file name>.errors.txt` (default: the
     current directory, since the input's own folder may be read-only) and return its path."""
     folder = Path(folder) if folder is not None else Path.cwd()
     folder.mkdir(parents=True, exist_ok=True)
     path = safe_file(folder, Path(str(source)).name or "input", ".errors.txt")
-    path.write_text("".join(f"{p}\n" for p in problems), encoding="utf-8",
-                    errors="backslashreplace")
+    path.write_text(
+        "".join(f"{p}\n" for p in problems), encoding="utf-8", errors="backslashreplace"
+    )
     return path
 
 

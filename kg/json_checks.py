@@ -56,13 +56,23 @@ def scan(value: Any, path: str = "-", *, max_depth: int = MAX_DEPTH) -> list[JSO
             continue
         if isinstance(v, int):
             if not INT64_MIN <= v <= INT64_MAX:
-                out.append(JSONProblem(where, f"integer {str(v)[:30]}"
-                                       f"{'...' if len(str(v)) > 30 else ''} does not fit in "
-                                       "64 bits (the graph's integer type)"))
+                out.append(
+                    JSONProblem(
+                        where,
+                        f"integer {str(v)[:30]}"
+                        f"{'...' if len(str(v)) > 30 else ''} does not fit in "
+                        "64 bits (the graph's integer type)",
+                    )
+                )
         elif isinstance(v, str):
             if _has_surrogate(v):
-                out.append(JSONProblem(where, "text holds a lone UTF-16 surrogate (\\ud800-"
-                                       "\\udfff escape), which is not Unicode text"))
+                out.append(
+                    JSONProblem(
+                        where,
+                        "text holds a lone UTF-16 surrogate (\\ud800-"
+                        "\\udfff escape), which is not Unicode text",
+                    )
+                )
         elif isinstance(v, dict):
             for k, item in reversed(list(v.items())):
                 if _has_surrogate(k):

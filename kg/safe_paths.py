@@ -29,7 +29,7 @@ def safe_name(name: str) -> str:
     if cleaned == name and len(name) <= _MAX_NAME:
         return name
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return f"{cleaned[:_MAX_NAME - 9]}-{digest}"
+    return f"{cleaned[: _MAX_NAME - 9]}-{digest}"
 
 
 def inside(folder: Path | str, file_name: str) -> Path:

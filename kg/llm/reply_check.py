@@ -40,8 +40,9 @@ def answer_text(resp: Any) -> str:
 
 def _empty(choice: dict[str, Any]) -> str:
     reason = choice.get("finish_reason")
-    raise NotAnAnswer("empty reply (no content" + (f", finish_reason {reason!r})" if reason
-                                                   else ")"))
+    raise NotAnAnswer(
+        "empty reply (no content" + (f", finish_reason {reason!r})" if reason else ")")
+    )
 
 
 def usable_cached_text(text: str | None) -> bool:

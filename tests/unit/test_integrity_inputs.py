@@ -25,8 +25,9 @@ def _good() -> dict:
     return json.loads(GOOD.read_text(encoding="utf-8").splitlines()[0])
 
 
-@pytest.mark.parametrize("name", ["../../X", "a/b", "..", "", "x\x00y", "C:\\evil", "." * 5,
-                                  "é" * 300])
+@pytest.mark.parametrize(
+    "name", ["../../X", "a/b", "..", "", "x\x00y", "C:\\evil", "." * 5, "é" * 300]
+)
 def test_safe_name_never_leaves_the_folder(tmp_path: Path, name: str) -> None:
     cleaned = safe_name(name)
     assert "/" not in cleaned and "\\" not in cleaned and ".." not in cleaned
@@ -51,7 +52,8 @@ def test_report_tables_of_a_traversal_run_id_stay_in_out_dir(tmp_path: Path) -> 
     assert len(files) == 3
     assert all(f.parent == out.resolve() and f.is_file() for f in files)
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == sorted(
-        f.name for f in files)
+        f.name for f in files
+    )
 
 
 def _problems(tmp_path: Path, text: str) -> list[tuple[int, str, str]]:
@@ -93,9 +95,11 @@ def test_perspectra_release_holding_an_empty_list_is_refused(tmp_path: Path) -> 
 
 def test_perspectra_huge_int_and_deep_nesting_name_line_and_field(tmp_path: Path) -> None:
     f = tmp_path / "topics.json"
-    f.write_text('[\n{"topic": "t", "pros": ["a"], "cons": ["b"]},\n'
-                 '{"topic": "u", "pros": ["a"], "cons": [' + str(2**70) + ']}\n]',
-                 encoding="utf-8")
+    f.write_text(
+        '[\n{"topic": "t", "pros": ["a"], "cons": ["b"]},\n'
+        '{"topic": "u", "pros": ["a"], "cons": [' + str(2**70) + "]}\n]",
+        encoding="utf-8",
+    )
     with pytest.raises(PerspectraInputError) as e:
         kialo_rows(f)
     [p] = e.value.problems

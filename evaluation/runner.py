@@ -25,8 +25,9 @@ from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
 from evaluation.spec import RunSpec
-from kg.llm import BudgetExceeded, LLMCallError, LLMClient, StructuredOutputError
-from kg.store import Store
+from kg import leases
+from kg.llm import BudgetExceeded, LLMCallError, LLMClient, StructuredOutputError, ledger_file
+from kg.store import Store, StoreError
 
 Progress = Callable[[int, int], None]
 # Refusals that no retry or other question can fix: stop the run instead of failing each item.
@@ -76,6 +77,8 @@ class _Pipeline:
         self._flush_lock = asyncio.Lock()
         self._flushing: asyncio.Task | None = None
         self._ledger_mark = [0 for _ in clients]
+        self.lease: leases.Lease | None = None
+        self.db_error: str | None = None  # set when a batch could not be written
 
     def _usage_delta(self, results: list[QuestionResult]) -> dict[str, float | int]:
         calls = cached = 0
@@ -98,9 +101,16 @@ class _Pipeline:
             batch, self.buffer = self.buffer, []
             if not batch:
                 return
+            if self.db_error is not None:
+                return  # the database is gone: these items are redone on resume
             usage = self._usage_delta(batch)
-            await asyncio.to_thread(runs.write_batch, self.store, self.run_id, self.judge.name,
-                                    batch, usage)
+            try:
+                await asyncio.to_thread(runs.write_batch, self.store, self.run_id,
+                                        self.judge.name, batch, usage)
+            except Exception as exc:  # noqa: BLE001 - any failure to write stops the run
+                self.db_error = f"{type(exc).__name__}: {exc}"[:500]
+                self.stopped = f"cannot write to Neo4j ({self.db_error})"
+                return
             self.completed += len(batch)
             if self.progress:
                 self.progress(self.completed, self.total)
@@ -133,6 +143,12 @@ class _Pipeline:
 
         async def worker() -> None:
             while not queue.empty() and self.stopped is None:
+                if self.lease is not None and not self.lease.healthy:
+                    # the database is part of the circuit: no more model calls without it
+                    self.stopped = self.lease.problem
+                    if self.lease.problem and "Neo4j" in self.lease.problem:
+                        self.db_error = self.lease.problem
+                    break
                 q, ctx, gt, stored = queue.get_nowait()
                 try:
                     await self.process(q, ctx, gt, stored)
@@ -228,6 +244,17 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     }
     if spec.kind == "judge":  # the answers' setting/strategy are the source run's
         props["setting"], props["strategy"] = source.get("setting"), source.get("strategy")
+    with leases.hold(store, f"run:{run_id}", run_id, spec.kind) as lease:
+        return _execute_leased(store, spec, run_id, props, questions, problems, contexts, gts,
+                               stored, judge, responder, r_client, j_client, progress,
+                               started, lease)
+
+
+def _execute_leased(store: Store, spec: RunSpec, run_id: str, props: dict, questions, problems,
+                    contexts, gts, stored, judge, responder, r_client, j_client,
+                    progress: Progress | None, started: float,
+                    lease: leases.Lease) -> RunSummary:
+    """The run itself, while this process holds the run's lease (one writer per run)."""
     runs.start_run(store, run_id, props, spec.source_run)
     done = runs.done_questions(store, run_id)
     items = [(q, contexts.get(q.uid, []), gts[q.uid], stored.get(q.uid) if stored else None)
@@ -237,8 +264,12 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         (r_client.config.concurrency if r_client else 4)
         + (j_client.config.concurrency if j_client else 0))
     pipe = _Pipeline(store, run_id, judge, responder, clients, spec, progress, len(items))
+    pipe.lease = lease
     setup_s = time.perf_counter() - started
     asyncio.run(pipe.run(items, workers))
+    if pipe.db_error is not None:
+        lease.problem = lease.problem or pipe.db_error  # do not wait on the dead server
+        raise _database_lost(spec, run_id, pipe, clients)
 
     failed = len(items) - pipe.completed
     status = ("stopped" if pipe.stopped else "incomplete" if failed else "completed")
@@ -252,3 +283,21 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         errors=errors + problems, calls=sum(c.ledger.calls for c in clients),
         cached_calls=sum(c.ledger.cached for c in clients),
         elapsed_s=time.perf_counter() - started, setup_s=setup_s)
+
+
+class DatabaseLost(StoreError):
+    """The run stopped because Neo4j could not be written; it can be resumed."""
+
+
+def _database_lost(spec: RunSpec, run_id: str, pipe: _Pipeline,
+                   clients: list[LLMClient]) -> DatabaseLost:
+    """Every request sent goes to a local ledger file (the Run cannot be written), and one
+    message says what failed, that nothing written is lost, and how to resume."""
+    path = ledger_file.write(run_id, clients)
+    sent = sum(c.ledger.http_requests for c in clients)
+    return DatabaseLost(
+        f"run {run_id} stopped: {pipe.db_error or pipe.stopped}. No model call was made "
+        f"after that; {pipe.completed} question(s) were stored this session, the rest are "
+        f"redone on resume. {sent} HTTP request(s) were sent (ledger: {path}). Start Neo4j "
+        f"(`kg db up`) and resume with: kg eval {'run' if spec.kind == 'eval' else 'judge'} "
+        f"--run-id {run_id} (with the same options)")

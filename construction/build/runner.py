@@ -19,6 +19,7 @@ from construction.build.context import BuildContext, ProgressFactory, StageRepor
 from construction.build.ids import content_uid
 from construction.build.llm_route import BuildLLM
 from construction.build.palette import Palette, load_palette, parse_palette
+from kg import domains, leases
 from kg.store import Store
 
 # What `--from-stage X` removes before rerunning X and everything after it.
@@ -118,6 +119,7 @@ def build_domain(
     palette_path: Path | None = None, llm: BuildLLM | None = None,
     from_stage: str | None = None, only: list[str] | None = None,
     progress: ProgressFactory | None = None, allow_partial: bool = False,
+    replace: bool = False, yes: bool = False,
 ) -> BuildResult:
     """Run the build for one domain. `only` = the stages to run (default all, each resuming
     its finished items); `from_stage` resets that stage and every later one, then runs them.
@@ -136,8 +138,29 @@ def build_domain(
     chunk_items = chunk_stage.read_chunks(chunk_paths, config.domain, config.chunk_size,
                                           config.chunk_overlap) if chunk_paths else []
     store.ensure_schema()
-    started = time.perf_counter()
     run_uid = content_uid("build", config.domain, time.time_ns())
+    # One writer per domain: a second `kg build` of it is refused while this one is alive.
+    with leases.hold(store, f"build:{config.domain}", run_uid, "build"):
+        # Never overwrite a domain by surprise: imported questions, or chunks that change an
+        # existing build, need an explicit choice (DomainConflict names them).
+        found = domains.check_build(store, config.domain, [c.uid for c in chunk_items],
+                                    replace=replace, yes=yes)
+        if replace and found.exists:
+            gone = domains.delete(store, config.domain, keep_domain=True)
+            log.warning("--replace: deleted %d node(s) of domain %s; %d run(s) marked",
+                        gone["nodes_deleted"], config.domain, gone["runs_marked"])
+        if chunk_items:
+            domains.mark(store, [config.domain], built=True)
+        return _build_leased(store, config, run_uid, chunk_paths, chunk_items, palette,
+                             palette_path, llm, from_stage, only, progress, allow_partial)
+
+
+def _build_leased(store: Store, config: BuildConfig, run_uid: str,
+                  chunk_paths: list[Path] | None, chunk_items: list[chunk_stage.Chunk],
+                  palette: Palette | None, palette_path: Path | None, llm: BuildLLM | None,
+                  from_stage: str | None, only: list[str] | None,
+                  progress: ProgressFactory | None, allow_partial: bool) -> BuildResult:
+    started = time.perf_counter()
     ctx = BuildContext(store=store, config=config, palette=palette, run_uid=run_uid, llm=llm,
                        progress=progress)
     stages = list(only or STAGES)

@@ -132,6 +132,8 @@ def import_perspectivebench(
             plan = plan_in_tx(tx, result.questions, source=source, palette=palette,
                               domain_palettes=domain_palettes)
             write_plan(tx, plan, batch_size or store.settings.batch_size)
+            Store.tx_query(tx, "core/domain_mark", names=[d["name"] for d in plan.domains],
+                           imported=True, built=False)  # builds into it must ask first
             return plan
 
         plan = store.transaction(work)

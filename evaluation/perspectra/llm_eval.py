@@ -13,8 +13,9 @@ from evaluation.perspectra.metrics import TaskScores
 from evaluation.perspectra.run_store import RunSpec, answered, finish_run, start_run, store_answers
 from evaluation.perspectra.scoring import PROMPTS, render_item, task_prompt
 from evaluation.perspectra.task_items import TaskItem
+from kg import leases
 from kg.llm import LLMClient, LLMRequest
-from kg.store import Store
+from kg.store import Store, StoreError
 
 # Config fields that change what a model answers: they (not concurrency, retries...) identify a run.
 IDENTITY_FIELDS = ("model", "base_url", "temperature", "max_tokens", "reasoning_effort")
@@ -40,6 +41,13 @@ def run_spec(client: LLMClient, task: str, build: str) -> RunSpec:
 def evaluate(store: Store, client: LLMClient, items: list[TaskItem], task: str, build: str,
              chunk: int = 50) -> EvalOutcome:
     spec = run_spec(client, task, build)
+    with leases.hold(store, f"run:{spec.uid}", spec.uid, "perspectra") as lease:
+        return _evaluate_leased(store, client, items, spec, task, chunk, lease)
+
+
+def _evaluate_leased(store: Store, client: LLMClient, items: list[TaskItem], spec: RunSpec,
+                     task: str, chunk: int, lease: leases.Lease) -> EvalOutcome:
+    """One writer per run: the run's lease is held; a lost database stops the next chunk."""
     start_run(store, spec)
     done = answered(store, spec.uid)
     todo = [i for i in items if i.uid not in done]
@@ -48,6 +56,10 @@ def evaluate(store: Store, client: LLMClient, items: list[TaskItem], task: str, 
 
     async def main() -> None:
         for start in range(0, len(todo), chunk):
+            if not lease.healthy:
+                raise StoreError(f"PERSPECTRA run {spec.uid} stopped: {lease.problem}; "
+                                 "answers stored so far are kept, rerun the same command "
+                                 "to resume")
             part = todo[start:start + chunk]
             requests = [LLMRequest(messages=[{"role": "user", "content": render_item(i, prompt)}],
                                    prompt_name=PROMPTS[task], prompt_hash=prompt.hash)

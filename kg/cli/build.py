@@ -116,6 +116,10 @@ def register(app: typer.Typer) -> None:
                                           "multi-hop concept sequence"),
         evidence: int = typer.Option(4, help="focused evidence facts per question (offline)"),
         concurrency: int = typer.Option(4, help="model calls in flight"),
+        replace: bool = typer.Option(False, "--replace", help="delete what the domain holds "
+                                     "(imported or built questions) and build it anew; "
+                                     "needs --yes"),
+        yes: bool = typer.Option(False, "--yes", help="confirm --replace"),
         allow_partial: bool = typer.Option(False, "--allow-partial", help="run later stages "
                                            "even when a stage had failed items (recorded on "
                                            "the Run)"),
@@ -127,7 +131,7 @@ def register(app: typer.Typer) -> None:
         from construction.build.config import BuildConfig
         from construction.build.palette import PaletteError
         from construction.build.runner import build_domain
-        from kg.store import Store
+        from kg.store import Store, StoreError
 
         if target in STAGE_NAMES:
             if not domain_arg:
@@ -179,9 +183,10 @@ def register(app: typer.Typer) -> None:
                 result = build_domain(
                     store, cfg, chunk_paths=list(chunks) or None, palette_path=palette,
                     llm=llm, from_stage=from_stage, only=only, allow_partial=allow_partial,
+                    replace=replace, yes=yes,
                     progress=lambda label, total: _Bar(progress, label, total))
-            except (ChunkInputError, PaletteError, ValueError) as exc:
-                fail(str(exc))
+            except (ChunkInputError, PaletteError, ValueError, StoreError) as exc:
+                fail(str(exc))  # StoreError: the domain or its lease (LeaseHeld) says no
         if as_json:
             console.print_json(json.dumps(result.model_dump()))
         else:

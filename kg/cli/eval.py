@@ -73,10 +73,14 @@ def _execute(spec) -> None:
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
+        from kg.store import StoreError
+
         try:
             summary = execute(store, spec, progress)
         except (EvalInputError, ValueError) as exc:
             fail(str(exc))
+        except StoreError as exc:  # the run's lease is held elsewhere, or Neo4j was lost
+            fail(str(exc), code=3)
     console.print(f"run [bold]{summary.run_id}[/]: {summary.status} — {summary.completed} "
                   f"question(s) judged now, {summary.done_before} before, {summary.failed} "
                   f"failed, {summary.skipped_invalid} skipped as invalid; "
@@ -268,9 +272,10 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
     from rich.table import Table
 
     from evaluation.runs import list_runs
+    from kg.leases import effective_status
 
     with _store() as store:
-        rows = list_runs(store)
+        rows = effective_status(store, list_runs(store))
     if as_json:
         keep = ("uid", "kind", "status", "roles", "judge", "setting", "strategy", "gt",
                 "source_run", "judged", "failed", "failed_total", "tokens_in", "tokens_out",

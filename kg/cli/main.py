@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from kg.cli import bench, build, db, perspectra
+from kg.cli import bench, build, db, domain, perspectra
 from kg.cli import eval as eval_cli
 
 app = typer.Typer(
@@ -49,6 +49,7 @@ def version() -> None:
 db.register(app)
 bench.register(app)
 build.register(app)
+domain.register(app)
 eval_cli.register(app)
 perspectra.register(app)
 

@@ -1,0 +1,85 @@
+"""Domains are never overwritten by surprise: each knows where its content came from
+(imported, built, or both), and a build that would replace what a domain holds is refused
+with the choices named, unless the caller chose one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kg.store import Store, StoreError
+
+
+class DomainInfo(BaseModel):
+    name: str
+    exists: bool = False
+    imported: bool = False
+    built: bool = False
+    questions: int = 0
+    imported_questions: int = 0
+    chunk_uids: list[str] = Field(default_factory=list)
+    concepts: int = 0
+    runs: list[str] = Field(default_factory=list)
+    last_build: dict[str, Any] | None = None
+
+    @property
+    def origin(self) -> str:
+        if self.imported and self.built:
+            return "both"
+        return "imported" if self.imported else "built" if self.built else "empty"
+
+
+class DomainConflict(StoreError):
+    """A build would replace or change what a domain already holds."""
+
+
+def info(store: Store, names: Iterable[str]) -> list[DomainInfo]:
+    return [DomainInfo(**r) for r in store.query("core/domain_info", names=list(names))]
+
+
+def one(store: Store, name: str) -> DomainInfo:
+    return info(store, [name])[0]
+
+
+def all_domains(store: Store) -> list[DomainInfo]:
+    return info(store, [r["name"] for r in store.query("core/domain_names")])
+
+
+def mark(store: Store, names: Iterable[str], *, imported: bool = False,
+         built: bool = False) -> None:
+    store.query("core/domain_mark", names=sorted(set(names)), imported=imported, built=built)
+
+
+def delete(store: Store, name: str, *, keep_domain: bool = False) -> dict[str, int]:
+    """Delete one domain and everything in it; runs that referenced it are kept and marked
+    (`Run.deleted_domains`). `keep_domain` keeps the Domain node (for --replace)."""
+    row = store.query("core/domain_delete", domain=name, keep_domain=keep_domain)
+    return row[0] if row else {"runs_marked": 0, "nodes_deleted": 0}
+
+
+def check_build(store: Store, name: str, chunk_uids: list[str], *, replace: bool,
+                yes: bool) -> DomainInfo:
+    """Refuse a build that would replace imported questions or change an existing build's
+    chunks, naming the choices. `replace` (with `yes`) is the caller's explicit choice."""
+    d = one(store, name)
+    if replace:
+        if not yes:
+            raise DomainConflict(
+                f"--replace deletes domain {name!r}: {d.questions} question(s), referenced by "
+                f"{len(d.runs)} run(s); add --yes to confirm")
+        return d
+    new = sorted(set(chunk_uids) - set(d.chunk_uids))
+    if d.imported:
+        why = (f"domain {name!r} holds {d.imported_questions} imported question(s) "
+               f"(referenced by {len(d.runs)} run(s)); a build would replace them")
+    elif d.built and d.chunk_uids and new:
+        why = (f"domain {name!r} was built from {len(d.chunk_uids)} chunk(s); these chunks "
+               f"add {len(new)} new one(s), which would rebuild and renumber its "
+               f"{d.questions} question(s) (referenced by {len(d.runs)} run(s))")
+    else:
+        return d  # a new domain, or a rerun/resume of the same build
+    raise DomainConflict(
+        f"{why}. Choose: a new domain name (`kg build NEW_NAME ...`), or `--replace --yes` "
+        "(deletes the domain's questions; the runs that referenced them are kept and marked)")

@@ -1,0 +1,145 @@
+"""One writer per run: a lease in the graph, `(:Lease {key, run_uid, owner, heartbeat,
+expires_at})`, taken atomically, kept alive by a heartbeat thread, given back at the end.
+
+A second process on the same key is refused with a message naming the owner; a lease whose
+owner died (no heartbeat for `ttl_s`) is taken over. A Run that says `running` while no live
+lease is held on it died without closing: listings show it as `interrupted`
+(`effective_status`).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+from kg import cypher_files
+from kg.store import Store, StoreError
+
+DEFAULT_TTL_S = 30.0
+_PROCESS_STARTED = time.time()
+
+
+class LeaseHeld(StoreError):
+    """Another live process holds the lease on this run."""
+
+    def __init__(self, key: str, owner: str, since_heartbeat_s: float | None) -> None:
+        self.key, self.owner = key, owner
+        beat = f", last heartbeat {since_heartbeat_s:.0f} s ago" if since_heartbeat_s else ""
+        super().__init__(
+            f"{key} is being executed by {owner}{beat}; only one process may run it at a "
+            "time. Wait for it to finish or stop it; if that process died, its lease "
+            f"expires {DEFAULT_TTL_S:.0f} s after its last heartbeat and a rerun takes it over")
+
+
+def owner_id() -> str:
+    """host:pid:start-time: a pid reused after a reboot or crash is another owner."""
+    return f"{socket.gethostname()}:{os.getpid()}:{int(_PROCESS_STARTED)}"
+
+
+class Lease:
+    """A held lease. `healthy` turns False when a heartbeat could not be written (the
+    database is gone) or found the lease taken over; `problem` says which."""
+
+    def __init__(self, store: Store, key: str, run_uid: str, kind: str, owner: str,
+                 ttl_s: float, heartbeat_s: float) -> None:
+        self.store, self.key, self.run_uid, self.kind = store, key, run_uid, kind
+        self.owner, self.ttl_s, self.heartbeat_s = owner, ttl_s, heartbeat_s
+        self.problem: str | None = None
+        self.took_over: str | None = None  # the dead owner whose expired lease we took
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def healthy(self) -> bool:
+        return self.problem is None
+
+    def acquire(self) -> Lease:
+        for stmt in cypher_files.statements("schema/leases"):
+            self.store.run_text(stmt)
+        row = self.store.query("core/lease_acquire", key=self.key, owner=self.owner,
+                               run_uid=self.run_uid, kind=self.kind,
+                               ttl_ms=int(self.ttl_s * 1000))[0]
+        if not row["acquired"]:
+            since = row["since_heartbeat_ms"]
+            raise LeaseHeld(self.key, row["prev_owner"], since / 1000 if since else None)
+        if row["prev_owner"] and row["prev_owner"] != self.owner:
+            self.took_over = row["prev_owner"]
+        self._thread = threading.Thread(target=self._beat, daemon=True,
+                                        name=f"lease-{self.key}")
+        self._thread.start()
+        return self
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.heartbeat_s):
+            if (refused := _bolt_refuses(self.store)) is not None:
+                self.problem = f"cannot write to Neo4j ({refused})"
+                return
+            try:
+                held = self.store.query("core/lease_heartbeat", key=self.key, owner=self.owner,
+                                        ttl_ms=int(self.ttl_s * 1000))[0]["held"]
+            except Exception as exc:  # noqa: BLE001 - any failure to reach the database
+                self.problem = f"cannot write to Neo4j ({type(exc).__name__}: {exc})"[:500]
+                return
+            if not held:
+                self.problem = (f"the lease on {self.key} was taken over by another process "
+                                "(this one was presumed dead)")
+                return
+
+    def release(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(self.heartbeat_s + 5)
+        if self.problem is None:
+            try:
+                self.store.query("core/lease_release", key=self.key, owner=self.owner)
+            except Exception:  # noqa: BLE001 - it expires on its own after ttl_s
+                pass
+
+
+def _bolt_refuses(store: Store) -> str | None:
+    """A quick TCP probe of the Bolt port: a killed server is noticed in about a second,
+    where a query would sit in the driver's retry loop for up to 30 s."""
+    url = urlsplit(store.settings.bolt_uri)
+    try:
+        socket.create_connection((url.hostname or "127.0.0.1", url.port or 7687),
+                                 timeout=2).close()
+    except OSError as exc:
+        return f"{store.settings.bolt_uri} refuses connections: {exc}"
+    return None
+
+
+@contextmanager
+def hold(store: Store, key: str, run_uid: str, kind: str, *, ttl_s: float = DEFAULT_TTL_S,
+         heartbeat_s: float | None = None, owner: str | None = None) -> Iterator[Lease]:
+    """Hold the lease on `key` for the block (LeaseHeld when a live process has it)."""
+    lease = Lease(store, key, run_uid, kind, owner or owner_id(), ttl_s,
+                  heartbeat_s if heartbeat_s is not None else min(2.0, ttl_s / 6)).acquire()
+    try:
+        yield lease
+    finally:
+        lease.release()
+
+
+def effective_status(store: Store, runs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs with `status` 'running' replaced by 'interrupted' where no live lease is held
+    on them (the process died without closing its Run); `owner` added where one is."""
+    rows = list(runs)
+    running = [r["uid"] for r in rows if r.get("status") == "running"]
+    if not running:
+        return rows
+    live = {r["uid"]: r for r in store.query("core/lease_live", uids=running)}
+    out = []
+    for r in rows:
+        info = live.get(r.get("uid"))
+        if info is not None and not info["live"]:
+            r = {**r, "status": "interrupted"}
+        elif info is not None:
+            r = {**r, "owner": info["owner"]}
+        out.append(r)
+    return out

@@ -1,0 +1,153 @@
+"""Builds that fail loudly and never overwrite by surprise (issue 15), on the real Neo4j:
+failed model calls stop the build (`incomplete`, non-zero exit), a rerun resumes them and gives
+the clean build's benchmark; imported domains and changed chunks are refused with the choices;
+two domain names give the same benchmark; `kg domain list|delete`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_build_llm import evidence_reply, facts_reply, relations_reply, summary_reply
+from typer.testing import CliRunner
+
+from construction.build.config import BuildConfig
+from construction.build.llm_route import make_build_llm
+from construction.build.runner import build_domain
+from construction.perspectivebench.exporter import question_lines
+from kg import domains
+from kg.cli.main import app
+
+pytestmark = pytest.mark.integration
+DEMO = Path(__file__).resolve().parents[2] / "demo" / "build"
+FAILING = "peat releases"  # a phrase of one demo chunk
+
+
+def question_reply(body):
+    import re
+
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    names = re.findall(r"^- topic_\d+ = (.*?):", user, re.M)
+    return {"question": f"How is {names[0]} connected to {names[-1]} through its mechanism?",
+            "theme": "Mechanism"}
+
+
+def _script(server) -> None:
+    server.add_rule(match="Extract single-fact sentences", reply=facts_reply)
+    server.add_rule(match="Name the shared explanatory focus", reply=summary_reply)
+    server.add_rule(match="Find every explanatory relation", reply=relations_reply)
+    server.add_rule(match="Write one perspective-targeted question", reply=question_reply)
+    server.add_rule(match="Select the focused evidence", reply=evidence_reply)
+
+
+def _benchmark(store, domain: str) -> str:
+    """The exported benchmark of a domain, with the domain's name taken out."""
+    lines = question_lines(store, domain)
+    return json.dumps(lines, sort_keys=True).replace(domain, "<domain>")
+
+
+def _small_chunks(tmp_path: Path, n: int = 12) -> Path:
+    path = tmp_path / "chunks.json"
+    path.write_text(json.dumps(json.loads((DEMO / "chunks.json").read_text())[:n]))
+    return path
+
+
+def test_failed_calls_stop_the_build_and_the_rerun_equals_a_clean_build(
+        store, llm_server, tmp_path, monkeypatch):
+    chunks = _small_chunks(tmp_path)
+    assert FAILING in chunks.read_text()
+    failing = llm_server.add_rule(match=facts_request_with(FAILING), status=500)
+    _script(llm_server)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    res = CliRunner().invoke(app, [
+        "build", "resumed", "--chunks", str(chunks), "--palette", str(DEMO / "palette.json"),
+        "--model", "test-model", "--base-url", llm_server.base_url, "--no-cache"],
+        env={"COLUMNS": "400"})
+    assert res.exit_code == 2, res.output
+    assert "incomplete: 1 item(s) of stage facts failed (call_failed 1)" in res.output
+    run = store.run_text("MATCH (r:Run {kind: 'build', domain: 'resumed'}) RETURN r.status AS s,"
+                         " r.failed_items AS n, r.allow_partial AS p")
+    assert run == [{"s": "incomplete", "n": 1, "p": False}]
+    assert store.run_text("MATCH (c:Concept {domain: 'resumed'}) RETURN count(c) AS n"
+                          )[0]["n"] == 0  # no later stage ran on the partial facts
+
+    failing.times = 0  # the server recovers
+    llm = make_build_llm(config=llm_server.config(role="builder"))
+    again = build_domain(store, BuildConfig(domain="resumed"), chunk_paths=[chunks], llm=llm)
+    assert again.status == "done" and again.failed_items == 0
+    facts = next(s for s in again.stages if s["stage"] == "facts")
+    assert facts["resumed"] == facts["items"] - 1  # only the failed chunk was asked again
+
+    clean = build_domain(store, BuildConfig(domain="clean"), chunk_paths=[chunks],
+                         palette_path=DEMO / "palette.json", llm=llm)
+    assert clean.status == "done" and clean.summary["questions"] > 0
+    assert _benchmark(store, "resumed") == _benchmark(store, "clean")
+
+
+def facts_request_with(phrase: str):
+    """Match the facts request of the chunk holding `phrase` (and nothing else)."""
+    def match(body) -> bool:
+        text = " ".join(str(m.get("content")) for m in body.get("messages", []))
+        return "Extract single-fact sentences" in text and phrase in text
+    return match
+
+
+def test_two_domain_names_give_the_same_benchmark(store, tmp_path):
+    chunks = _small_chunks(tmp_path, 30)
+    a = build_domain(store, BuildConfig(domain="demo_a"), chunk_paths=[chunks],
+                     palette_path=DEMO / "palette.json")
+    b = build_domain(store, BuildConfig(domain="demo_b"), chunk_paths=[chunks],
+                     palette_path=DEMO / "palette.json")
+    assert a.status == b.status == "done"
+    assert a.summary == b.summary
+    assert _benchmark(store, "demo_a") == _benchmark(store, "demo_b")
+
+
+def test_build_into_an_imported_domain_is_refused_with_the_choices(store, shared_data):
+    from construction.perspectivebench.importer import import_perspectivebench
+
+    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
+    before = store.node_counts()
+    physics = domains.one(store, "physics")
+    assert physics.origin == "imported" and physics.questions > 0
+    with pytest.raises(domains.DomainConflict) as e:
+        build_domain(store, BuildConfig(domain="physics"), chunk_paths=[DEMO / "chunks.json"])
+    msg = str(e.value)
+    assert f"{physics.imported_questions} imported question(s)" in msg
+    assert "new domain name" in msg and "--replace --yes" in msg
+    assert {k: v for k, v in store.node_counts().items() if k != "Lease"} == {
+        k: v for k, v in before.items() if k != "Lease"}
+    res = CliRunner().invoke(app, ["build", "physics", "--chunks", str(DEMO / "chunks.json"),
+                                   "--replace"], env={"COLUMNS": "400"})
+    assert res.exit_code == 1 and "add --yes" in res.output
+    listed = CliRunner().invoke(app, ["domain", "list", "--json"])
+    assert listed.exit_code == 0
+    origins = {d["name"]: d["origin"] for d in json.loads(listed.output)}
+    assert origins["physics"] == "imported"
+
+
+def test_changed_chunks_are_refused_and_replace_marks_the_runs(store, tmp_path):
+    small = _small_chunks(tmp_path, 10)
+    build_domain(store, BuildConfig(domain="grow"), chunk_paths=[small])
+    again = build_domain(store, BuildConfig(domain="grow"), chunk_paths=[small])  # a rerun
+    assert again.status == "done"
+    store.run_text("""MATCH (q:Question {domain: 'grow'}) WITH q LIMIT 1
+                      MERGE (r:Run {uid: 'old-run'}) SET r.kind = 'eval', r.status = 'completed'
+                      MERGE (a:Answer {uid: 'old-answer'}) MERGE (a)-[:FOR]->(q)
+                      MERGE (a)-[:IN_RUN]->(r)""")
+    (tmp_path / "more").mkdir()
+    more = _small_chunks(tmp_path / "more", 12)
+    with pytest.raises(domains.DomainConflict, match="add 2 new one"):
+        build_domain(store, BuildConfig(domain="grow"), chunk_paths=[more])
+    result = build_domain(store, BuildConfig(domain="grow"), chunk_paths=[more], replace=True,
+                          yes=True)
+    assert result.status == "done" and result.summary["chunks"] == 12
+    marked = store.run_text("MATCH (r:Run {uid: 'old-run'}) RETURN r.deleted_domains AS d")
+    assert marked == [{"d": ["grow"]}]
+    res = CliRunner().invoke(app, ["domain", "delete", "grow"], env={"COLUMNS": "400"})
+    assert res.exit_code == 1 and "--yes" in res.output
+    res = CliRunner().invoke(app, ["domain", "delete", "grow", "--yes"])
+    assert res.exit_code == 0, res.output
+    assert not domains.one(store, "grow").exists
+    assert store.run_text("MATCH (r:Run {uid: 'old-run'}) RETURN count(r) AS n")[0]["n"] == 1

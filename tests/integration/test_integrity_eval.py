@@ -1,0 +1,121 @@
+"""Eval runs that fail loudly (issue 15), on the real Neo4j and the local OpenAI-compatible
+server: replies that are not answers, failure history across sessions, one writer per run
+(two processes on one run id), leases of dead owners, `interrupted` runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from llm_server import ANSWER_MARKER, add_eval_model
+
+from evaluation.models import Setting
+from evaluation.runner import execute
+from evaluation.runs import get_run, list_runs
+from evaluation.spec import RunSpec
+from kg import leases
+
+pytestmark = pytest.mark.integration
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def bench(store, shared_data):
+    from construction.perspectivebench.importer import import_perspectivebench
+
+    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
+    return store
+
+
+def _spec(llm_server, run_id: str, limit: int = 3, **kw) -> RunSpec:
+    cfg = {"concurrency": 2, "max_retries": 2}
+    return RunSpec(kind="eval", run_id=run_id, responder="llm",
+                   responder_llm=llm_server.config(role="responder", **cfg), judge="llm",
+                   judge_llm=llm_server.config(role="judge", model="judge-model", **cfg),
+                   domains=["physics"], limit=limit, setting=Setting.oracle, **kw)
+
+
+def _answers(store, run_id: str) -> int:
+    return store.run_text("MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: $r}) RETURN count(a) AS n",
+                          r=run_id)[0]["n"]
+
+
+def test_empty_replies_fail_items_are_never_scored_and_history_is_kept(bench, llm_server):
+    llm_server.add_rule(match=ANSWER_MARKER, reply="   ")  # every answer is whitespace
+    add_eval_model(llm_server)
+    first = execute(bench, _spec(llm_server, "empty-replies"))
+    assert (first.status, first.completed, first.failed) == ("incomplete", 0, 3)
+    assert all("not an answer: empty reply" in e for e in first.errors[:3])
+    assert len(llm_server.requests_matching(ANSWER_MARKER)) == 3 * 3  # retried twice each
+    assert _answers(bench, "empty-replies") == 0  # nothing stored, nothing scored
+    llm_server.reset()
+    add_eval_model(llm_server)
+    second = execute(bench, _spec(llm_server, "empty-replies"))
+    assert (second.status, second.completed, second.done_before) == ("completed", 3, 0)
+    run = get_run(bench, "empty-replies")
+    assert run["failed"] == 0 and run["failed_total"] == 3 and len(run["sessions"]) == 2
+
+
+def test_garbage_200_bodies_are_retried_not_failed_at_once(bench, llm_server):
+    llm_server.add_rule(match=ANSWER_MARKER, raw="<html>upstream overloaded</html>", times=2)
+    llm_server.add_rule(match=ANSWER_MARKER, raw='{"id": "x", "choices": []}', times=1)
+    add_eval_model(llm_server)
+    summary = execute(bench, _spec(llm_server, "garbage-200"))
+    assert (summary.status, summary.completed, summary.failed) == ("completed", 3, 0)
+    assert len(llm_server.requests_matching(ANSWER_MARKER)) == 3 + 3
+
+
+def test_a_live_lease_refuses_a_second_owner_and_a_dead_one_is_taken_over(bench):
+    dead = leases.Lease(bench, "run:lease-test", "lease-test", "eval", "deadhost:1:1",
+                        ttl_s=1.0, heartbeat_s=0.2).acquire()
+    with pytest.raises(leases.LeaseHeld, match="deadhost:1:1"):
+        leases.hold(bench, "run:lease-test", "lease-test", "eval").__enter__()
+    dead._stop.set()  # the owner dies: no more heartbeats
+    dead._thread.join()
+    time.sleep(1.5)
+    with leases.hold(bench, "run:lease-test", "lease-test", "eval") as lease:
+        assert lease.took_over == "deadhost:1:1" and lease.healthy
+    assert bench.run_text("MATCH (l:Lease {key: 'run:lease-test'}) RETURN count(l) AS n"
+                          )[0]["n"] == 0  # released at the end
+
+
+def test_a_running_run_without_a_live_lease_is_listed_interrupted(bench):
+    bench.run_text("MERGE (r:Run {uid: 'died-run'}) SET r.kind = 'eval', r.status = 'running',"
+                   " r.started_at = '2026-01-01T00:00:00+00:00'")
+    rows = {r["uid"]: r for r in leases.effective_status(bench, list_runs(bench))}
+    assert rows["died-run"]["status"] == "interrupted"
+    with leases.hold(bench, "run:died-run", "died-run", "eval"):
+        rows = {r["uid"]: r for r in leases.effective_status(bench, list_runs(bench))}
+        assert rows["died-run"]["status"] == "running"
+        assert rows["died-run"]["owner"] == leases.owner_id()
+
+
+def _kg_eval(llm_server, run_id: str) -> subprocess.Popen:
+    env = {**os.environ, "OPENAI_API_KEY": "test-key", "COLUMNS": "400"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "kg.cli.main", "eval", "run", "--model", "test-model",
+         "--base-url", llm_server.base_url, "--judge", "judge-model", "--domain", "physics",
+         "--limit", "4", "--run-id", run_id, "--no-cache", "--concurrency", "1"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_two_processes_on_one_run_id_do_the_work_once(bench, llm_server):
+    add_eval_model(llm_server, delay=0.4)  # slow enough for the second to start mid-run
+    first = _kg_eval(llm_server, "same-id")
+    deadline = time.time() + 120
+    while time.time() < deadline and not bench.run_text(
+            "MATCH (l:Lease {key: 'run:same-id'}) RETURN l.owner AS o"):
+        assert first.poll() is None, first.stdout.read()
+        time.sleep(0.2)
+    second = _kg_eval(llm_server, "same-id")
+    out2, _ = second.communicate(timeout=300)
+    out1, _ = first.communicate(timeout=300)
+    assert second.returncode == 3, out2
+    assert "being executed by" in out2 and str(first.pid) in out2
+    assert first.returncode == 0, out1
+    assert len(llm_server.requests_matching(ANSWER_MARKER)) == 4  # the work was done once
+    assert _answers(bench, "same-id") == 4

@@ -71,12 +71,12 @@ def test_garbage_200_bodies_are_retried_not_failed_at_once(bench, llm_server):
 
 def test_a_live_lease_refuses_a_second_owner_and_a_dead_one_is_taken_over(bench):
     dead = leases.Lease(bench, "run:lease-test", "lease-test", "eval", "deadhost:1:1",
-                        ttl_s=1.0, heartbeat_s=0.2).acquire()
+                        ttl_s=6.0, heartbeat_s=0.5).acquire()
     with pytest.raises(leases.LeaseHeld, match="deadhost:1:1"):
         leases.hold(bench, "run:lease-test", "lease-test", "eval").__enter__()
     dead._stop.set()  # the owner dies: no more heartbeats
     dead._thread.join()
-    time.sleep(1.5)
+    time.sleep(6.5)
     with leases.hold(bench, "run:lease-test", "lease-test", "eval") as lease:
         assert lease.took_over == "deadhost:1:1" and lease.healthy
     assert bench.run_text("MATCH (l:Lease {key: 'run:lease-test'}) RETURN count(l) AS n"

@@ -65,6 +65,11 @@ class Lease:
         row = self.store.query("core/lease_acquire", key=self.key, owner=self.owner,
                                run_uid=self.run_uid, kind=self.kind,
                                ttl_ms=int(self.ttl_s * 1000))[0]
+        if not row["acquired"] and _dead_here(row["prev_owner"]) and self.store.query(
+                "core/lease_takeover", key=self.key, dead_owner=row["prev_owner"],
+                owner=self.owner, run_uid=self.run_uid, kind=self.kind,
+                ttl_ms=int(self.ttl_s * 1000))[0]["taken"]:
+            row = {**row, "acquired": True}  # its process is gone: no need to wait for expiry
         if not row["acquired"]:
             since = row["since_heartbeat_ms"]
             raise LeaseHeld(self.key, row["prev_owner"], since / 1000 if since else None)
@@ -100,6 +105,21 @@ class Lease:
                 self.store.query("core/lease_release", key=self.key, owner=self.owner)
             except Exception:  # noqa: BLE001 - it expires on its own after ttl_s
                 pass
+
+
+def _dead_here(owner: str | None) -> bool:
+    """True when `owner` is a process of this host that no longer exists (killed, crashed):
+    its lease need not be waited out. Owners on other hosts are judged by expiry only."""
+    try:
+        host, pid, _ = (owner or "").rsplit(":", 2)
+        if host != socket.gethostname():
+            return False
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (ValueError, PermissionError, OSError):
+        return False
+    return False
 
 
 def _bolt_refuses(store: Store) -> str | None:

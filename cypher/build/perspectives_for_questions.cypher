@@ -5,7 +5,9 @@ CALL (v) {
   UNWIND range(0, size(v.concept_keys) - 1) AS i
   MATCH (c:Concept {domain: $domain, key: v.concept_keys[i]})
   WITH i, c ORDER BY i
-  RETURN collect(coalesce(c.name, c.key)) AS names, collect(c.summary) AS summaries
+  // coalesce: collect() drops nulls, and a concept whose summary call failed has none (the
+  // lists must stay aligned with concept_keys)
+  RETURN collect(coalesce(c.name, c.key)) AS names, collect(coalesce(c.summary, '')) AS summaries
 }
 CALL (v) {
   MATCH (v)-[:TARGET]->(t:Path)

@@ -140,3 +140,19 @@ def test_pairs_of_a_domain_with_fewer_than_two_concepts_are_none(n: int) -> None
     scores = PairScores(keys=[f"topic_{i}" for i in range(n)], shared=[[3] * n] * n,
                         near=[[0] * n] * n, bridge=[[False] * n] * n)
     assert kept_pairs(scores, BuildConfig(domain="d")) == []
+
+
+def test_a_lease_owner_is_dead_here_only_when_its_process_is_gone() -> None:
+    import socket
+    import subprocess
+    import sys
+
+    from kg.leases import _dead_here, owner_id
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    host = socket.gethostname()
+    assert _dead_here(f"{host}:{gone.pid}:1")
+    assert not _dead_here(owner_id())  # this process is alive
+    assert not _dead_here(f"another-host:{gone.pid}:1")  # other hosts: judged by expiry
+    assert not _dead_here(None) and not _dead_here("garbage")

@@ -108,8 +108,8 @@ class _Pipeline:
                 await asyncio.to_thread(runs.write_batch, self.store, self.run_id,
                                         self.judge.name, batch, usage)
             except Exception as exc:  # noqa: BLE001 - any failure to write stops the run
-                self.db_error = f"{type(exc).__name__}: {exc}"[:500]
-                self.stopped = f"cannot write to Neo4j ({self.db_error})"
+                self.db_error = f"cannot write to Neo4j ({type(exc).__name__}: {exc})"[:500]
+                self.stopped = self.db_error
                 return
             self.completed += len(batch)
             if self.progress:

@@ -46,6 +46,9 @@ def _store() -> Iterator[Any]:
 
     # "property does not exist yet" notices (e.g. no Claim in the graph yet) are not errors
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+    # the driver logs every failed connection and retry; a lost server must get one error
+    # (issue 15): its exceptions reach us and are reported
+    logging.getLogger("neo4j").setLevel(logging.CRITICAL)
     try:
         store = Store()
     except StoreError as exc:

@@ -39,8 +39,10 @@ def throwaway(shared_data):
 
         import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
     yield settings, env
-    if process.status(settings).pid is not None:
+    try:
         process.stop(settings)
+    except Exception as exc:  # noqa: BLE001 - killed by the test: nothing may be left to stop
+        print(f"throwaway server stop: {exc}")
 
 
 def test_neo4j_killed_mid_eval_stops_the_run_with_one_clear_error(throwaway, llm_server):
@@ -63,11 +65,11 @@ def test_neo4j_killed_mid_eval_stops_the_run_with_one_clear_error(throwaway, llm
     out, _ = run.communicate(timeout=300)
     after = [r for r in llm_server.requests if r.at > killed_at + 10]
     assert run.returncode == 3, out
-    assert after == []  # no model call dispatched more than 10 s after the kill
+    assert after == [], out  # no model call dispatched more than 10 s after the kill
     assert "Traceback" not in out and len(out.strip().splitlines()) <= 12, out
-    assert "stopped: cannot write to Neo4j" in out and "resume with: kg eval run --run-id " \
-        "lost-db" in out
+    assert "stopped: cannot write to Neo4j" in out, out
+    assert "resume with: kg eval run --run-id lost-db" in out, out
     ledger = get_settings().cache_dir / "ledgers" / "lost-db.jsonl"
-    assert str(ledger) in out.replace("\n", "")
+    assert str(ledger) in out.replace("\n", ""), out
     records = [json.loads(line) for line in ledger.read_text().splitlines()]
     assert sum(r["attempts"] for r in records) == len(llm_server.requests)

@@ -49,6 +49,8 @@ def test_neo4j_killed_mid_eval_stops_the_run_with_one_clear_error(throwaway, llm
     from kg.server import process
 
     settings, env = throwaway
+    ledger = get_settings().cache_dir / "ledgers" / "lost-db.jsonl"
+    ledger.unlink(missing_ok=True)  # the ledger appends per session: count this one only
     add_eval_model(llm_server, delay=0.3)
     run = subprocess.Popen(
         [sys.executable, "-m", "kg.cli.main", "eval", "run", "--model", "test-model",
@@ -69,7 +71,6 @@ def test_neo4j_killed_mid_eval_stops_the_run_with_one_clear_error(throwaway, llm
     assert "Traceback" not in out and len(out.strip().splitlines()) <= 12, out
     assert "stopped: cannot write to Neo4j" in out, out
     assert "resume with: kg eval run --run-id lost-db" in out, out
-    ledger = get_settings().cache_dir / "ledgers" / "lost-db.jsonl"
     assert str(ledger) in out.replace("\n", ""), out
     records = [json.loads(line) for line in ledger.read_text().splitlines()]
     assert sum(r["attempts"] for r in records) == len(llm_server.requests)

@@ -54,23 +54,35 @@ def build_cmd(domain: str) -> list[str]:
 
 
 def run_with_kills(cmd: list[str], kills: int, rng: random.Random, window: tuple[float, float],
-                   env: dict[str, str]) -> dict[str, float | int]:
-    """Start `cmd`, kill -9 it after a random delay, `kills` times; then run it to the end."""
+                   env: dict[str, str], progress=None) -> dict[str, float | int]:
+    """Start `cmd` and kill -9 it, `kills` times, then run it to the end. The kill comes
+    after a random delay in `window`, or, with `progress() -> (done, total)`, once a random
+    number of further items is stored (so every kill lands mid-run although reruns resume)."""
     done_kills, reruns, early = 0, 0, 0
     while done_kills < kills:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        delay = rng.uniform(*window)
-        try:
-            proc.wait(timeout=delay)
-            early += 1  # finished before the kill: counted, and the next attempt starts over
+        reruns += 1
+        if progress is not None:
+            done, total = progress()
+            left = total - done
+            target = done + rng.randint(1, max(1, left // (kills - done_kills + 1)))
+            while proc.poll() is None and progress()[0] < target:
+                time.sleep(0.05)
+        else:
+            try:
+                proc.wait(timeout=rng.uniform(*window))
+            except subprocess.TimeoutExpired:
+                pass
+        if proc.poll() is not None:
+            early += 1  # finished before its kill
             if proc.returncode == 0:
                 break
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
-            done_kills += 1
-        reruns += 1
+            continue
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        done_kills += 1
+        window = (window[0] / 2, window[1] / 2)  # a resumed build has less left to do
     final = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if final.returncode != 0:
         raise SystemExit(f"final rerun failed ({final.returncode}):\n{final.stdout}\n"
@@ -132,8 +144,13 @@ def main() -> None:
         subprocess.run(eval_cmd(base_url, "chaos-a", args.questions), cwd=ROOT, env=env,
                        check=True, capture_output=True)
         eval_s = time.perf_counter() - t0
+        def eval_progress() -> tuple[int, int]:
+            n = store.run_text("MATCH (:Answer)-[:JUDGED_IN]->(:Run {uid: 'chaos-b'}) "
+                               "RETURN count(*) AS n")[0]["n"]
+            return n, args.questions
+
         e = run_with_kills(eval_cmd(base_url, "chaos-b", args.questions), args.kills, rng,
-                           (0.3 * eval_s, 0.9 * eval_s), env)
+                           (0.3 * eval_s, 0.9 * eval_s), env, eval_progress)
         same_eval = eval_state(store, "chaos-a") == eval_state(store, "chaos-b")
         same_report = report_files("chaos-a", env) == report_files("chaos-b", env)
         n = len(eval_state(store, "chaos-a")["answers"])

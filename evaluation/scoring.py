@@ -43,15 +43,19 @@ def score_row(row: dict[str, Any]) -> QuestionScore:
     valid = set(row["valid"])
     seen: dict[str, tuple[bool, float]] = {}
     foreign = 0
-    for path, present, partial in zip(row["v_path"], row["v_present"], row["v_partial"],
-                                      strict=True):
+    # sorted: partial credit is a float sum, and the graph returns verdicts in no fixed order
+    # (the same verdicts must give the same score to the last digit, issue 15)
+    for path, present, partial in sorted(zip(row["v_path"], row["v_present"],
+                                             row["v_partial"], strict=True),
+                                         key=lambda v: str(v[0])):
         if path not in valid:
             foreign += 1
         else:
             seen.setdefault(path, (bool(present), float(partial or 0.0)))
     present = {p: ok for p, (ok, _) in seen.items()}
-    aon = path_scores(row["targets"], [p for p, ok in present.items() if ok])
-    part = partial_scores(row["targets"], {p: c for p, (_, c) in seen.items()})
+    targets = sorted(row["targets"])
+    aon = path_scores(targets, [p for p, ok in present.items() if ok])
+    part = partial_scores(targets, {p: c for p, (_, c) in seen.items()})
     n_claims, n_sup = row["n_claims"], row["n_supported"]
     return QuestionScore(
         question=row["question"], answer=row["answer"], id=row["id"], domain=row["domain"],

@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -103,12 +104,21 @@ def eval_state(store, run_id: str) -> dict[str, object]:
     return {"answers": answers, "verdicts": verdicts, "claims": claims}
 
 
+_FLOAT = re.compile(r"-?\d+\.\d{11,}")
+
+
+def _rounded(text: str) -> str:
+    """Floats to 10 significant digits: the last digit of some partial-credit CI bounds still
+    differs between two runs with the same verdicts (float summation order)."""
+    return _FLOAT.sub(lambda m: f"{float(m.group()):.10g}", text)
+
+
 def report_files(run_id: str, env: dict[str, str]) -> dict[str, str]:
     out = Path(tempfile.mkdtemp(prefix="chaos-report-"))
     subprocess.run([*KG, "eval", "report", run_id, "--out", str(out), "--no-plots"], cwd=ROOT,
                    env=env, check=True, capture_output=True)
-    return {p.name.replace(run_id, "<run>"): p.read_text(encoding="utf-8").replace(run_id,
-                                                                                   "<run>")
+    return {p.name.replace(run_id, "<run>"):
+            _rounded(p.read_text(encoding="utf-8").replace(run_id, "<run>"))
             for p in sorted(out.iterdir()) if p.suffix in (".csv", ".json", ".md")}
 
 

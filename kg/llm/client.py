@@ -339,9 +339,9 @@ class LLMClient:
             except Exception as exc:  # noqa: BLE001 - classified below
                 if not_an_answer(exc):  # retried like a transient error, never returned
                     if attempt == c.max_retries:
-                        raise LLMCallError(
+                        raise LLMCallError(self._redact(
                             f"{c.role} model {c.model_name}: not an answer: {not_an_answer(exc)}"
-                            f" (after {attempt + 1} attempt(s))") from exc
+                            f" (after {attempt + 1} attempt(s))")) from exc
                     await asyncio.sleep(random.uniform(
                         0, min(c.backoff_max_s, c.backoff_base_s * 2**attempt)))
                     continue

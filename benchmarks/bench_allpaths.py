@@ -20,7 +20,7 @@ import networkx as nx
 from bench_cypher import run_auto_commit, write_rows
 
 from construction.perspectivebench import ids
-from construction.perspectivebench.paths import format_signature
+from kg.paths import format_signature
 from kg.store import Store
 
 DOMAIN = "synthetic_allpaths_bench"

@@ -30,8 +30,8 @@ BUDGET_S, BUDGET_GB = 120.0, 3.0
 def child(domain: str) -> None:
     from bench_cypher import run_auto_commit
 
-    from construction.build.config import BuildConfig
-    from construction.build.runner import build_domain
+    from construction.pipeline.config import BuildConfig
+    from construction.pipeline.runner import build_domain
     from kg.store import Store
 
     name = f"bench_{domain}"

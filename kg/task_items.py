@@ -1,10 +1,15 @@
-"""TaskItem: one T1/T2/T3 item, what it was built from, and its gold answer."""
+"""TaskItem: one T1/T2/T3 item, what it was built from, and its gold answer; the spec of a
+task set (the seeded items of one task).
+
+Stored data keeps its names: a task set id is the `build` property of TaskItem and Run nodes
+(the Python attribute is `task_set`, with `build` as its alias in and out).
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from kg.ids import content_uid
 
@@ -36,7 +41,9 @@ class T3Config(BaseModel):
     separator: str = "\n\n"
 
 
-class BuildSpec(BaseModel):
+class TaskSetSpec(BaseModel):
+    """What identifies a task set: the same spec on the same corpus gives the same items."""
+
     task: TaskName
     n: int = Field(500, ge=1)
     seed: int = 13
@@ -47,16 +54,18 @@ class BuildSpec(BaseModel):
     def config(self) -> BaseModel:
         return {"t1": self.t1, "t2": self.t2, "t3": self.t3}[self.task]
 
-    def build_id(self, corpus_fingerprint: str) -> str:
+    def task_set_id(self, corpus_fingerprint: str) -> str:
         """Same spec on the same corpus -> same id -> same item uids (idempotent rebuilds)."""
         cfg = content_uid(self.config().model_dump())[:8]
         return f"{self.task}-s{self.seed}-n{self.n}-{cfg}-{corpus_fingerprint[:8]}"
 
 
 class TaskItem(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
     uid: str
     task: TaskName
-    build: str
+    task_set: str = Field(alias="build")
     index: int
     seed: int
     topic_uid: str
@@ -72,8 +81,8 @@ class TaskItem(BaseModel):
     option_stances: list[str] = []
 
     @staticmethod
-    def make_uid(build: str, index: int) -> str:
-        return content_uid("TaskItem", build, index)
+    def make_uid(task_set: str, index: int) -> str:
+        return content_uid("TaskItem", task_set, index)
 
     def graph_props(self) -> dict[str, object]:
-        return self.model_dump(exclude={"uid"})
+        return self.model_dump(exclude={"uid"}, by_alias=True)

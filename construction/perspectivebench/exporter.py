@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from construction.perspectivebench.models import dump_line
-from construction.perspectivebench.paths import format_signature, reason_keys
 from construction.perspectivebench.plan import render_pool_entry
+from kg.paths import format_signature, reason_keys
 from kg.store import Store
 
 

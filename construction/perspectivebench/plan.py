@@ -17,9 +17,9 @@ from pydantic import BaseModel, Field
 
 from construction.perspectivebench import ids
 from construction.perspectivebench.models import BenchQuestion, render_topic_words
-from construction.perspectivebench.paths import base_key
 from construction.perspectivebench.report import Problem
 from construction.perspectivebench.validation import LineRef
+from kg.paths import base_key
 from kg.store import check_identifier
 
 

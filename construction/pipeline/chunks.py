@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from construction.build.ids import content_uid
+from construction.pipeline.ids import content_uid
 
 
 class ChunkInputError(ValueError):

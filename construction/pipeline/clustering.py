@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from construction.build.context import BuildContext, StageReport, log
-from construction.build.ids import content_uid, fingerprint
+from construction.pipeline.context import BuildContext, StageReport, log
+from construction.pipeline.ids import content_uid, fingerprint
 
 STAGE = "clusters"
 DOWNSTREAM = ["concepts", "pairs", "relations", "paths", "questions", "evidence"]
@@ -77,7 +77,7 @@ def ctfidf_topic_words(docs: list[str], n_words: int) -> list[list[str]]:
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
-        facts = ctx.store.query("build/fact_vectors", domain=ctx.domain)
+        facts = ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)
         rep.items = 1
         params = (cfg.use_umap, cfg.umap_neighbors, cfg.umap_components, cfg.umap_min_dist,
                   cfg.seed, cfg.min_cluster_size, cfg.min_samples, cfg.cluster_selection,
@@ -105,13 +105,13 @@ def run(ctx: BuildContext) -> StageReport:
 
         def work(tx) -> None:
             # Re-clustering replaces the domain's concepts and everything built on them.
-            ctx.store.tx_query(tx, "build/delete_concepts", domain=ctx.domain)
-            ctx.store.tx_query(tx, "build/state_clear", domain=ctx.domain,
+            ctx.store.tx_query(tx, "pipeline/delete_concepts", domain=ctx.domain)
+            ctx.store.tx_query(tx, "pipeline/state_clear", domain=ctx.domain,
                                stages=[STAGE, *DOWNSTREAM])
-            ctx.store.tx_query(tx, "build/write_concepts", rows=rows, provenance=prov,
+            ctx.store.tx_query(tx, "pipeline/write_concepts", rows=rows, provenance=prov,
                                domain=ctx.domain)
-            ctx.store.tx_query(tx, "build/write_memberships", rows=members, provenance=prov)
-            ctx.store.tx_query(tx, "build/state_mark_done", rows=steps)
+            ctx.store.tx_query(tx, "pipeline/write_memberships", rows=members, provenance=prov)
+            ctx.store.tx_query(tx, "pipeline/state_mark_done", rows=steps)
 
         ctx.store.transaction(work)
         rep.written = len(rows) + len(members)

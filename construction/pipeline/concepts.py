@@ -1,13 +1,13 @@
 """Stage 4b: concept summaries. Each concept gets a short name and a one-sentence representative
 summary that synthesizes its facts without adding information. LLM route:
-`prompts/build/summary.md`; offline: the most central fact plus the topic words."""
+`prompts/pipeline/summary.md`; offline: the most central fact plus the topic words."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from construction.build.context import BuildContext, StageReport
-from construction.build.llm_route import RejectedReply
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.llm_route import RejectedReply
 
 STAGE = "concepts"
 
@@ -52,7 +52,7 @@ def row(uid: str, name: str, summary: str, topic_words: list[str], provenance: s
 
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
-        concepts = ctx.store.query("build/concepts_with_evidence", domain=ctx.domain,
+        concepts = ctx.store.query("pipeline/concepts_with_evidence", domain=ctx.domain,
                                    limit=ctx.config.key_evidence)
         todo = ctx.pending(STAGE, rep, concepts)
         pending = {c["uid"] for c in todo}
@@ -72,7 +72,7 @@ def run(ctx: BuildContext) -> StageReport:
                             c["topic_words"], prov))
             bar.advance()
         bar.close()
-        ctx.write_items(STAGE, [("build/write_concept_summaries", {"rows": rows})],
+        ctx.write_items(STAGE, [("pipeline/write_concept_summaries", {"rows": rows})],
                         [r["uid"] for r in rows])
         rep.written = len(rows)
         return rep
@@ -100,7 +100,7 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict], taken: set[s
             return
         taken.add(name.lower())
         r = row(c["uid"], name, " ".join(reply.summary.split()), c["topic_words"], prov)
-        ctx.write_items(STAGE, [("build/write_concept_summaries", {"rows": [r]})], [c["uid"]])
+        ctx.write_items(STAGE, [("pipeline/write_concept_summaries", {"rows": [r]})], [c["uid"]])
         rep.written += 1
         bar.advance()
 

@@ -11,12 +11,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from construction.build.config import BuildConfig
-from construction.build.ids import content_uid
-from construction.build.palette import Palette
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.ids import content_uid
+from construction.pipeline.palette import Palette
 
 if TYPE_CHECKING:
-    from construction.build.llm_route import BuildLLM
+    from construction.pipeline.llm_route import BuildLLM
     from kg.store import Store
 
 log = logging.getLogger("kg.build")
@@ -85,7 +85,7 @@ class BuildContext:
 
     # -- resume state ---------------------------------------------------------------------
     def done_items(self, stage: str) -> dict[str, str | None]:
-        rows = self.store.query("build/state_done_items", domain=self.domain, stage=stage)
+        rows = self.store.query("pipeline/state_done_items", domain=self.domain, stage=stage)
         return {r["item"]: r["input_hash"] for r in rows}
 
     def pending(self, stage: str, rep: StageReport, rows: list[dict[str, Any]],
@@ -102,7 +102,7 @@ class BuildContext:
 
     def mark_done(self, stage: str, items: Iterable[str], input_hash: str | None = None) -> None:
         rows = [self.step_row(stage, i, input_hash) for i in items]
-        self.store.write_batches("build/state_mark_done", rows)
+        self.store.write_batches("pipeline/state_mark_done", rows)
 
     def write_items(self, stage: str, writes: list[tuple[str, dict[str, Any]]],
                     items: Iterable[str], input_hash: str | None = None) -> None:
@@ -113,12 +113,12 @@ class BuildContext:
         def work(tx: Any) -> None:
             for name, params in writes:
                 self.store.tx_query(tx, name, **params)
-            self.store.tx_query(tx, "build/state_mark_done", rows=steps)
+            self.store.tx_query(tx, "pipeline/state_mark_done", rows=steps)
 
         self.store.transaction(work)
 
     def clear_state(self, stages: list[str]) -> None:
-        self.store.query("build/state_clear", domain=self.domain, stages=stages)
+        self.store.query("pipeline/state_clear", domain=self.domain, stages=stages)
 
     # -- reporting ------------------------------------------------------------------------
     @contextmanager

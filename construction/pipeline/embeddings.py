@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from construction.build.context import BuildContext, StageReport
+from construction.pipeline.context import BuildContext, StageReport
 
 STAGE = "embeddings"
 
@@ -52,7 +52,7 @@ def run(ctx: BuildContext) -> StageReport:
 
     with ctx.stage(STAGE) as rep:
         model = ctx.config.embedding_model
-        todo = ctx.store.query("build/facts_to_embed", domain=ctx.domain, model=model)
+        todo = ctx.store.query("pipeline/facts_to_embed", domain=ctx.domain, model=model)
         rep.items = len(todo)
         embedder = get_embedder(model)
         bar = ctx.bar("embeddings", len(todo))
@@ -61,13 +61,13 @@ def run(ctx: BuildContext) -> StageReport:
             vecs = embedder.encode([r["text"] for r in part])
             rows = [{"uid": r["uid"], "embedding": v.tolist()}
                     for r, v in zip(part, vecs, strict=True)]
-            ctx.store.write_batches("build/write_embeddings", rows, model=model)
+            ctx.store.write_batches("pipeline/write_embeddings", rows, model=model)
             rep.written += len(rows)
             bar.advance(len(part))
         bar.close()
         rep.counts["facts_embedded"] = len(todo)
 
-        facts = ctx.store.query("build/fact_vectors", domain=ctx.domain)
+        facts = ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)
         uids = [f["uid"] for f in facts]
         vecs = np.asarray([f["embedding"] for f in facts], dtype=np.float32)
         pairs = duplicate_pairs(uids, vecs, ctx.config.duplicate_cosine)
@@ -75,7 +75,7 @@ def run(ctx: BuildContext) -> StageReport:
             rows = [{"keep": k, "dup": d, "cosine": c} for k, d, c in pairs]
             # One transaction: either every duplicate of this pass is merged or none.
             ctx.store.transaction(
-                lambda tx: ctx.store.tx_query(tx, "build/merge_duplicate_facts", rows=rows))
+                lambda tx: ctx.store.tx_query(tx, "pipeline/merge_duplicate_facts", rows=rows))
             rep.note(f"merged {len(pairs)} near-duplicate facts "
                      f"(cosine >= {ctx.config.duplicate_cosine})")
         rep.counts["duplicates_merged"] = len(pairs)

@@ -1,5 +1,5 @@
 """Stage 9: focused evidence. The minimal set of existing facts that supports a question's
-target paths. LLM route: `prompts/build/evidence.md`; every sentence must quote an existing
+target paths. LLM route: `prompts/pipeline/evidence.md`; every sentence must quote an existing
 fact of the question's concepts verbatim (checked; others rejected and counted). Offline
 route: facts of the path's concepts ranked by similarity to the target reasons, the best of
 each concept first."""
@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel, Field
 
-from construction.build.context import BuildContext, StageReport
-from construction.build.llm_route import RejectedReply
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.llm_route import RejectedReply
 
 STAGE = "evidence"
 
@@ -57,7 +57,7 @@ def quoted_facts(reply: EvidenceReply, candidates: list[dict], rep: StageReport)
 
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
-        questions = ctx.store.query("build/evidence_inputs", domain=ctx.domain)
+        questions = ctx.store.query("pipeline/evidence_inputs", domain=ctx.domain)
         todo = ctx.pending(STAGE, rep, questions)
         if ctx.llm:
             _run_llm(ctx, rep, todo)
@@ -66,7 +66,7 @@ def run(ctx: BuildContext) -> StageReport:
 
         embedder = get_embedder(ctx.config.embedding_model)
         vec_of = {r["uid"]: np.asarray(r["embedding"], dtype=np.float32)
-                  for r in ctx.store.query("build/fact_vectors", domain=ctx.domain)}
+                  for r in ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)}
         prov = ctx.provenance(STAGE, source="offline: concept facts ranked by similarity to "
                                             "the target reasons")
         # One encode call for every reason (cached by content): per-question calls are slow.
@@ -91,7 +91,7 @@ def run(ctx: BuildContext) -> StageReport:
         bar.close()
         for start in range(0, len(rows), 200):
             part = rows[start : start + 200]
-            ctx.write_items(STAGE, [("build/write_evidence", {"rows": part})],
+            ctx.write_items(STAGE, [("pipeline/write_evidence", {"rows": part})],
                             [r["question"] for r in part])
         rep.written = sum(len(r["facts"]) for r in rows)
         return rep
@@ -120,7 +120,7 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
             return
         row = {"question": q["uid"], "provenance": prov,
                "facts": [{"uid": u, "rank": r} for r, u in enumerate(uids)]}
-        ctx.write_items(STAGE, [("build/write_evidence", {"rows": [row]})], [q["uid"]])
+        ctx.write_items(STAGE, [("pipeline/write_evidence", {"rows": [row]})], [q["uid"]])
         rep.written += len(uids)
         bar.advance()
 

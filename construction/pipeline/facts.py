@@ -1,5 +1,5 @@
 """Stage 2: facts. Per chunk the 3-7 most important self-contained single-fact sentences, each
-with its key entities. LLM route: `prompts/build/facts.md` with the `FactsReply` schema. Offline
+with its key entities. LLM route: `prompts/pipeline/facts.md` with the `FactsReply` schema. Offline
 route: sentence segmentation, pronoun check, corpus keyphrases as entities."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from construction.build import text_units as tu
-from construction.build.context import BuildContext, StageReport
-from construction.build.ids import content_uid
-from construction.build.llm_route import RejectedReply
+from construction.pipeline import text_units as tu
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.ids import content_uid
+from construction.pipeline.llm_route import RejectedReply
 
 STAGE = "facts"
 
@@ -60,7 +60,7 @@ def offline_facts(text: str, df: Counter[str], n_sentences: int, min_facts: int,
 
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
-        chunks = ctx.store.query("build/chunks_of_domain", domain=ctx.domain)
+        chunks = ctx.store.query("pipeline/chunks_of_domain", domain=ctx.domain)
         todo = ctx.pending(STAGE, rep, chunks)
         if ctx.llm:
             _run_llm(ctx, rep, todo)
@@ -100,7 +100,7 @@ def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict],
 
 
 def _flush(ctx: BuildContext, rep: StageReport, rows: list[dict], items: list[str]) -> None:
-    ctx.write_items(STAGE, [("build/write_facts", {"rows": rows})], items)
+    ctx.write_items(STAGE, [("pipeline/write_facts", {"rows": rows})], items)
     rep.written += len(rows)
 
 

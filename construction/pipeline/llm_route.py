@@ -36,7 +36,7 @@ def _usage_pair(usage: Any) -> tuple[int, int]:
 
 
 class BuildLLM:
-    """Renders `prompts/build/<name>.md`, calls the client, validates the reply."""
+    """Renders `prompts/pipeline/<name>.md`, calls the client, validates the reply."""
 
     def __init__(self, client: Any, model: str) -> None:
         self.client = client
@@ -49,17 +49,17 @@ class BuildLLM:
 
     @staticmethod
     def prompt_hash(name: str) -> str:
-        return load_prompt(f"build/{name}").hash
+        return load_prompt(f"pipeline/{name}").hash
 
     async def ask(self, name: str, schema: type[M], **slots: object) -> M:
-        prompt = load_prompt(f"build/{name}")
+        prompt = load_prompt(f"pipeline/{name}")
         messages = [{"role": "system", "content": SYSTEM},
                     {"role": "user", "content": prompt.render(**slots)}]
         from kg.llm import LLMCallError
 
         try:
             reply = await self.client.complete(
-                messages, schema=schema, prompt_name=f"build/{name}", prompt_hash=prompt.hash)
+                messages, schema=schema, prompt_name=f"pipeline/{name}", prompt_hash=prompt.hash)
         except ValidationError as exc:
             raise RejectedReply("invalid_reply", str(exc.errors()[0]["msg"])) from None
         except LLMCallError as exc:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from construction.build.config import BuildConfig
-from construction.build.context import BuildContext, StageReport
-from construction.build.ids import content_uid, fingerprint
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.ids import content_uid, fingerprint
 
 STAGE = "pairs"
 
@@ -93,7 +93,7 @@ def kept_pairs(scores: PairScores, cfg: BuildConfig) -> list[tuple[int, int, int
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
-        facts = ctx.store.query("build/pair_inputs", domain=ctx.domain)
+        facts = ctx.store.query("pipeline/pair_inputs", domain=ctx.domain)
         rep.items = 1
         params = (cfg.min_pair_score, cfg.top_k_pairs, cfg.proximity_window,
                   cfg.soft_threshold, cfg.soft_min_facts)
@@ -122,8 +122,8 @@ def run(ctx: BuildContext) -> StageReport:
         rep.note(f"{len(rows)} of {n * (n - 1) // 2} concept pairs kept "
                  f"(score >= {cfg.min_pair_score})")
         rep.counts["candidate_pairs"] = len(rows)
-        ctx.write_items(STAGE, [("build/delete_candidates", {"domain": ctx.domain}),
-                                ("build/write_candidates", {"rows": rows})],
+        ctx.write_items(STAGE, [("pipeline/delete_candidates", {"domain": ctx.domain}),
+                                ("pipeline/write_candidates", {"rows": rows})],
                         ["domain"], input_hash)
         rep.written = len(rows)
         return rep

@@ -1,16 +1,16 @@
 """Stage 7: paths and perspectives. Simple directed paths of 1-3 hops are enumerated in Cypher
 and kept by the published group rules (a 1-hop pair needs >= 3 parallel relations; a multi-hop
 concept sequence is kept when its relation combinations number 4-14). Perspectives are grouped
-in Cypher (`cypher/build/group_perspectives.cypher`): paths over the same concept sequence
+in Cypher (`cypher/pipeline/group_perspectives.cypher`): paths over the same concept sequence
 sharing the relation categories where the paths differ."""
 
 from __future__ import annotations
 
 import time
 
-from construction.build.context import BuildContext, StageReport
-from construction.build.ids import content_uid, fingerprint
 from construction.perspectivebench.ids import path_uid
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.ids import content_uid, fingerprint
 
 STAGE = "paths"
 
@@ -35,7 +35,7 @@ def theme_of(level: str, focus: list[str]) -> str:
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
-        edges = ctx.store.query("build/domain_edge_uids", domain=ctx.domain)
+        edges = ctx.store.query("pipeline/domain_edge_uids", domain=ctx.domain)
         params = (cfg.max_hops, cfg.one_hop_min_relations, cfg.multi_hop_min_combinations,
                   cfg.multi_hop_max_combinations)
         input_hash = content_uid(fingerprint([e["uid"] for e in edges]), *params)
@@ -45,7 +45,7 @@ def run(ctx: BuildContext) -> StageReport:
             return rep
         start = time.perf_counter()
         groups = ctx.store.query(
-            "build/enumerate_paths", domain=ctx.domain, max_hops=cfg.max_hops,
+            "pipeline/enumerate_paths", domain=ctx.domain, max_hops=cfg.max_hops,
             one_hop_min=cfg.one_hop_min_relations, multi_min=cfg.multi_hop_min_combinations,
             multi_max=cfg.multi_hop_max_combinations)
         rep.counts["enumeration_ms"] = int((time.perf_counter() - start) * 1000)
@@ -66,13 +66,13 @@ def run(ctx: BuildContext) -> StageReport:
         rep.counts["sequences"] = len(groups)
 
         def write_paths(tx) -> None:
-            ctx.store.tx_query(tx, "build/delete_paths", domain=ctx.domain)
-            ctx.store.tx_query(tx, "build/state_clear", domain=ctx.domain,
+            ctx.store.tx_query(tx, "pipeline/delete_paths", domain=ctx.domain)
+            ctx.store.tx_query(tx, "pipeline/state_clear", domain=ctx.domain,
                                stages=["questions", "evidence"])
-            ctx.store.tx_query(tx, "build/write_paths", rows=rows)
+            ctx.store.tx_query(tx, "pipeline/write_paths", rows=rows)
 
         ctx.store.transaction(write_paths)
-        groups = ctx.store.query("build/group_perspectives", domain=ctx.domain)
+        groups = ctx.store.query("pipeline/group_perspectives", domain=ctx.domain)
         views = [{
             "uid": content_uid(ctx.domain, "perspective", *g["seq"], g["level"], *g["focus"]),
             "domain": ctx.domain, "concept_keys": g["seq"], "hops": len(g["seq"]) - 1,
@@ -80,7 +80,7 @@ def run(ctx: BuildContext) -> StageReport:
             "theme": theme_of(g["level"], g["focus"]),
             "targets": g["targets"], "distractors": g["distractors"], "provenance": prov,
         } for g in groups]
-        ctx.write_items(STAGE, [("build/write_perspectives", {"rows": views})], ["domain"],
+        ctx.write_items(STAGE, [("pipeline/write_perspectives", {"rows": views})], ["domain"],
                         input_hash)
         rep.counts["perspectives"] = len(views)
         rep.written = len(rows) + len(views)

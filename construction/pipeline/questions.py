@@ -1,17 +1,17 @@
 """Stage 8: questions. One question per perspective that hints at its focus in general
 conceptual words, never naming relation labels (or synonyms) or using the reasons, anchored on
 the concepts by name. Targets = the perspective's paths, distractors = the other valid paths of
-its concept sequence (>= 1 of each). LLM route: `prompts/build/question.md`; offline route:
+its concept sequence (>= 1 of each). LLM route: `prompts/pipeline/question.md`; offline route:
 templates per relation-category family (`question_text.py`)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from construction.build.context import BuildContext, StageReport
-from construction.build.llm_route import RejectedReply
-from construction.build.question_text import offline_question, question_problem
 from construction.perspectivebench.ids import question_uid
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.question_text import offline_question, question_problem
 
 STAGE = "questions"
 
@@ -30,7 +30,7 @@ def valid_paths(v: dict) -> list[dict]:
 
 def pool(ctx: BuildContext, keys: list[str]) -> list[dict]:
     """`topic_N_source` / `topic_N_target` for a pair, `_source` along a longer chain."""
-    from construction.build.ids import content_uid
+    from construction.pipeline.ids import content_uid
 
     out = []
     for i, k in enumerate(keys):
@@ -53,11 +53,11 @@ def question_row(ctx: BuildContext, v: dict, qid: int, text: str, theme: str,
 
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
-        views = ctx.store.query("build/perspectives_for_questions", domain=ctx.domain)
+        views = ctx.store.query("pipeline/perspectives_for_questions", domain=ctx.domain)
         todo = ctx.pending(STAGE, rep, views)
         usable = [v for v in todo if v["targets"] and v["distractors"]]
         rep.skipped += len(todo) - len(usable)
-        max_id = ctx.store.query("build/max_question_id", domain=ctx.domain)[0]["max_id"]
+        max_id = ctx.store.query("pipeline/max_question_id", domain=ctx.domain)[0]["max_id"]
         next_id = -1 if max_id is None else int(max_id)
         ids = {}
         for v in usable:
@@ -88,7 +88,7 @@ def run(ctx: BuildContext) -> StageReport:
         bar.close()
         for start in range(0, len(items), 200):
             part = set(items[start : start + 200])
-            ctx.write_items(STAGE, [("build/write_questions",
+            ctx.write_items(STAGE, [("pipeline/write_questions",
                                      {"rows": [r for r in rows if r["perspective"] in part]})],
                             part)
         rep.written = len(rows)
@@ -125,7 +125,7 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict], ids: dict) -
             bar.advance()
             return
         row = question_row(ctx, v, ids[v["uid"]], text, reply.theme.strip() or v["theme"], prov)
-        ctx.write_items(STAGE, [("build/write_questions", {"rows": [row]})], [v["uid"]])
+        ctx.write_items(STAGE, [("pipeline/write_questions", {"rows": [row]})], [v["uid"]])
         rep.written += 1
         bar.advance()
 

@@ -1,7 +1,7 @@
 """Stage 6: relations. For each kept pair, every plausible relation in both directions, grounded
 in the two concepts' summaries and key evidence, labeled from the domain's palette, stored as
-`RELATES` edges. LLM route: `prompts/build/relations.md` (replies validated: endpoints must be the
-pair, no self loops, labels `^[A-Z][A-Z0-9_]*$` and in the palette unless
+`RELATES` edges. LLM route: `prompts/pipeline/relations.md` (replies validated: endpoints
+must be the pair, no self loops, labels `^[A-Z][A-Z0-9_]*$` and in the palette unless
 --allow-new-relations). Offline route (a baseline, not a model's judgement): palette relation
 descriptions matched against the pair's evidence by embedding similarity; direction from the
 textbook order (the concept introduced first is the source)."""
@@ -13,10 +13,10 @@ import json
 import numpy as np
 from pydantic import BaseModel, Field
 
-from construction.build.context import BuildContext, StageReport
-from construction.build.ids import content_uid
-from construction.build.llm_route import RejectedReply
-from construction.build.palette import LABEL, Palette, PaletteRelation
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.ids import content_uid
+from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.palette import LABEL, Palette, PaletteRelation
 
 STAGE = "relations"
 NEW_CATEGORY = "new_relations"
@@ -86,7 +86,7 @@ def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         if ctx.palette is None:
             raise ValueError(f"domain {ctx.domain!r} has no relation palette: pass --palette FILE")
-        pairs = ctx.store.query("build/candidate_pairs", domain=ctx.domain,
+        pairs = ctx.store.query("pipeline/candidate_pairs", domain=ctx.domain,
                                 limit=ctx.config.key_evidence)
         todo = ctx.pending(STAGE, rep, pairs, item=pair_item)
         if ctx.llm:
@@ -128,7 +128,7 @@ def _run_offline(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
             reason = (f"{s_name} {rel.name.replace('_', ' ').lower()} {d_name} (offline "
                       f"match {score:.2f}): {first} {second}").strip()
             rows.append(edge_row(ctx, src, rel.name, dst, rel.category, reason, prov, score))
-        ctx.write_items(STAGE, [("build/write_relations", {"rows": rows})], [pair_item(p)])
+        ctx.write_items(STAGE, [("pipeline/write_relations", {"rows": rows})], [pair_item(p)])
         rep.written += len(rows)
         bar.advance()
     bar.close()
@@ -170,7 +170,7 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
                 continue
             seen.add((src, label, dst))
             rows.append(edge_row(ctx, src, label, dst, cat, reason, prov))
-        ctx.write_items(STAGE, [("build/write_relations", {"rows": rows})], [pair_item(p)])
+        ctx.write_items(STAGE, [("pipeline/write_relations", {"rows": rows})], [pair_item(p)])
         rep.written += len(rows)
         bar.advance()
 
@@ -178,6 +178,6 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
     bar.close()
     if palette.new_relations:
         body = {k: v.model_dump() for k, v in palette.new_relations.items()}
-        ctx.store.query("build/domain_add_new_relations", domain=ctx.domain,
+        ctx.store.query("pipeline/domain_add_new_relations", domain=ctx.domain,
                         new_relations=json.dumps(body, ensure_ascii=False, sort_keys=True))
         rep.note(f"{len(body)} new relation labels recorded with their descriptions")

@@ -12,26 +12,26 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from construction.build import STAGES
-from construction.build import chunks as chunk_stage
-from construction.build.config import BuildConfig
-from construction.build.context import BuildContext, ProgressFactory, StageReport, log
-from construction.build.ids import content_uid
-from construction.build.llm_route import BuildLLM
-from construction.build.palette import Palette, load_palette, parse_palette
+from construction.pipeline import STAGES
+from construction.pipeline import chunks as chunk_stage
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.context import BuildContext, ProgressFactory, StageReport, log
+from construction.pipeline.ids import content_uid
+from construction.pipeline.llm_route import BuildLLM
+from construction.pipeline.palette import Palette, load_palette, parse_palette
 from kg.store import Store
 
 # What `--from-stage X` removes before rerunning X and everything after it.
 _RESET: dict[str, list[str]] = {
-    "facts": ["build/delete_facts", "build/delete_concepts"],
-    "embeddings": ["build/clear_embeddings", "build/delete_concepts"],
-    "clusters": ["build/delete_concepts"],
+    "facts": ["pipeline/delete_facts", "pipeline/delete_concepts"],
+    "embeddings": ["pipeline/clear_embeddings", "pipeline/delete_concepts"],
+    "clusters": ["pipeline/delete_concepts"],
     "concepts": [],
-    "pairs": ["build/delete_candidates", "build/delete_relations", "build/delete_paths"],
-    "relations": ["build/delete_relations", "build/delete_paths"],
-    "paths": ["build/delete_paths"],
-    "questions": ["build/delete_questions"],
-    "evidence": ["build/delete_evidence"],
+    "pairs": ["pipeline/delete_candidates", "pipeline/delete_relations", "pipeline/delete_paths"],
+    "relations": ["pipeline/delete_relations", "pipeline/delete_paths"],
+    "paths": ["pipeline/delete_paths"],
+    "questions": ["pipeline/delete_questions"],
+    "evidence": ["pipeline/delete_evidence"],
 }
 PROMPTS = ("facts", "summary", "relations", "question", "evidence")
 
@@ -46,7 +46,7 @@ class BuildResult(BaseModel):
 
 
 def _stage_runner(name: str) -> Callable[[BuildContext], StageReport]:
-    from construction.build import (
+    from construction.pipeline import (
         clustering,
         concepts,
         embeddings,
@@ -64,13 +64,13 @@ def _stage_runner(name: str) -> Callable[[BuildContext], StageReport]:
 
 
 def stored_palette(store: Store, domain: str) -> Palette | None:
-    rows = store.query("build/domain_palette", domain=domain)
+    rows = store.query("pipeline/domain_palette", domain=domain)
     if not rows or not rows[0]["palette"]:
         return None
     palette = parse_palette(json.loads(rows[0]["palette"]), f"palette of domain {domain!r}")
-    new = store.query("build/domain_new_relations", domain=domain)
+    new = store.query("pipeline/domain_new_relations", domain=domain)
     if new and new[0]["new_relations"]:
-        from construction.build.palette import PaletteRelation
+        from construction.pipeline.palette import PaletteRelation
 
         palette.new_relations = {k: PaletteRelation(**v)
                                  for k, v in json.loads(new[0]["new_relations"]).items()}
@@ -85,7 +85,7 @@ def write_chunks(ctx: BuildContext, chunk_paths: list[Path],
         rep.items, rep.resumed = len(items), sum(1 for c in items if c.uid in done)
         prov = ctx.provenance("chunks", source=",".join(p.name for p in chunk_paths))
         rows = [{**c.model_dump(), "provenance": prov} for c in items]
-        ctx.write_items("chunks", [("build/write_chunks", {"rows": rows})],
+        ctx.write_items("chunks", [("pipeline/write_chunks", {"rows": rows})],
                         [c.uid for c in items])
         rep.written = len(rows) - rep.resumed
         return rep
@@ -119,14 +119,14 @@ def build_domain(
     if from_stage:
         stages = [s for s in stages if STAGES.index(s) >= STAGES.index(from_stage)]
     hashes = {p: BuildLLM.prompt_hash(p) for p in PROMPTS} if llm else {}
-    store.query("build/run_start", uid=run_uid, domain=config.domain,
+    store.query("pipeline/run_start", uid=run_uid, domain=config.domain,
                 models=[ctx.model_name], config=config.model_dump_json(),
                 prompt_hashes=json.dumps(hashes, sort_keys=True),
                 version=_version(), stages=stages)
     status, error = "failed", None
     try:
         if palette is not None:
-            store.query("build/domain_set_palette", domain=config.domain,
+            store.query("pipeline/domain_set_palette", domain=config.domain,
                         palette=json.dumps(palette.model_dump()["categories"],
                                            ensure_ascii=False),
                         source=str(palette_path))
@@ -155,7 +155,7 @@ def build_domain(
         summary = domain_summary(store, config.domain)
         tin = sum(r.tokens_in for r in ctx.reports.values())
         tout = sum(r.tokens_out for r in ctx.reports.values())
-        store.query("build/run_finish", uid=run_uid, status=status, tokens_in=tin,
+        store.query("pipeline/run_finish", uid=run_uid, status=status, tokens_in=tin,
                     tokens_out=tout, error=error,
                     summary=json.dumps({"totals": summary, "stages": _stage_dicts(ctx)}))
     return BuildResult(run=run_uid, domain=config.domain, status=status,
@@ -180,7 +180,7 @@ def _stage_dicts(ctx: BuildContext) -> list[dict[str, Any]]:
 
 
 def domain_summary(store: Store, domain: str) -> dict[str, int]:
-    rows = store.query("build/domain_summary", domain=domain)
+    rows = store.query("pipeline/domain_summary", domain=domain)
     return {k: int(v or 0) for k, v in rows[0].items()} if rows else {}
 
 

@@ -19,7 +19,7 @@ from rich.table import Table
 from kg.cli.console import console, err_console, fail
 
 if TYPE_CHECKING:
-    from construction.graph_queries.concepts import ConceptHit
+    from kg.queries.concepts import ConceptHit
     from kg.store import Store
 
 import_app = typer.Typer(help="Import benchmark files into the graph.", no_args_is_help=True)
@@ -65,7 +65,7 @@ def _echo_json(data: Any) -> None:
 
 def _load_palettes(specs: list[str] | None) -> dict[str | None, dict[str, str]]:
     """`--palette FILE` (every domain) and `--palette DOMAIN=FILE` -> {domain|None: label->cat}."""
-    from construction.graph_queries.perspectives import palette_map
+    from kg.queries.perspectives import palette_map
 
     out: dict[str | None, dict[str, str]] = {}
     for spec in specs or []:
@@ -188,7 +188,7 @@ def stats(
 ) -> None:
     """Questions and mean valid/target/distractor paths per domain and hop, plus the cover-all
     baseline (an answer that states every valid path)."""
-    from construction.graph_queries.stats import benchmark_stats
+    from kg.queries.stats import benchmark_stats
 
     with _store() as store:
         rows = benchmark_stats(store, domain)
@@ -233,7 +233,7 @@ def _hits_table(title: str, hits: list[ConceptHit], score: bool = False) -> Tabl
 
 
 def _resolve(store: Store, text: str, domain: str | None, role: str) -> ConceptHit:
-    from construction.graph_queries.concepts import find_concept
+    from kg.queries.concepts import find_concept
 
     m = find_concept(store, text, domain=domain)
     if m.chosen is not None:
@@ -259,7 +259,7 @@ def concepts(
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
 ) -> None:
     """List concepts, or search them by text (key, summary, topic words)."""
-    from construction.graph_queries.concepts import list_concepts, search_concepts
+    from kg.queries.concepts import list_concepts, search_concepts
 
     with _store() as store:
         hits = (search_concepts(store, search, domain=domain, limit=limit) if search
@@ -280,7 +280,7 @@ def paths(
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
 ) -> None:
     """Every simple directed path of 1..max-hops edges from A to B, grouped by label signature."""
-    from construction.graph_queries.paths import paths_between
+    from kg.queries.paths import paths_between
 
     with _store() as store:
         start = _resolve(store, a, domain, "A")
@@ -318,7 +318,7 @@ def perspectives(
 ) -> None:
     """Group the paths between A and B into perspectives (relation categories, merged with GDS)
     and show which imported questions target each."""
-    from construction.graph_queries.perspectives import group_perspectives
+    from kg.queries.perspectives import group_perspectives
 
     with _store() as store:
         start = _resolve(store, a, domain, "A")
@@ -350,7 +350,7 @@ def question_show(
 ) -> None:
     """A question: text, theme, target and distractor paths (with their perspective group),
     focused evidence and concept pool."""
-    from construction.graph_queries.questions import annotate_perspectives, question_details
+    from kg.queries.questions import annotate_perspectives, question_details
 
     with _store() as store:
         found = question_details(store, qid, domain)

@@ -120,10 +120,10 @@ def register(app: typer.Typer) -> None:
         verbose: bool = typer.Option(False, "-v", "--verbose", help="log each stage"),
     ) -> None:
         """Build a perspective benchmark for DOMAIN from text, into the graph (resumable)."""
-        from construction.build.chunks import ChunkInputError
-        from construction.build.config import BuildConfig
-        from construction.build.palette import PaletteError
-        from construction.build.runner import build_domain
+        from construction.pipeline.chunks import ChunkInputError
+        from construction.pipeline.config import BuildConfig
+        from construction.pipeline.palette import PaletteError
+        from construction.pipeline.runner import build_domain
         from kg.store import Store
 
         if target in STAGE_NAMES:
@@ -163,7 +163,7 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         llm = None
         if model:
-            from construction.build.llm_route import make_build_llm
+            from construction.pipeline.llm_route import make_build_llm
 
             llm = make_build_llm(model, base_url, api_key_env=api_key_env,
                                  cache=not no_cache, concurrency=concurrency)

@@ -45,7 +45,7 @@ def _store():
 
 
 def _tasks(task: str) -> list[str]:
-    from evaluation.perspectra.task_items import TASKS
+    from kg.task_items import TASKS
 
     if task == "all":
         return list(TASKS)
@@ -189,38 +189,39 @@ def build_tasks(
     k_max: int = typer.Option(6, help="T1: most opinions"),
     per_opinion_max: int = typer.Option(3, help="T1: most expansions per opinion"),
 ) -> None:
-    """Build seeded task items from the graph and store them as TaskItem nodes."""
-    from evaluation.perspectra.builders import build_items
-    from evaluation.perspectra.corpus import load_corpus
-    from evaluation.perspectra.item_store import write_items
-    from evaluation.perspectra.task_items import BuildSpec, T1Config, T2Config, T3Config
+    """Build seeded task sets from the graph and store their items as TaskItem nodes."""
+    from construction.perspectra.tasks.builders import build_items
+    from construction.perspectra.tasks.store import write_items
+    from kg.queries.perspectra_corpus import load_corpus
+    from kg.task_items import T1Config, T2Config, T3Config, TaskSetSpec
 
     with _store() as store:
         corpus = load_corpus(store)
         if not corpus.topics:
             fail("no opinions with expansions in the graph: import data first")
         for t in _tasks(task):
-            spec = BuildSpec(task=t, n=n, seed=seed, t2=T2Config(options=options),
+            spec = TaskSetSpec(task=t, n=n, seed=seed, t2=T2Config(options=options),
                              t3=T3Config(bundle=bundle),
                              t1=T1Config(k_min=k_min, k_max=k_max,
                                          per_opinion_max=per_opinion_max))
             items = build_items(corpus, spec)
             write_items(store, items)
-            console.print(f"{t}: {len(items)} items, build [bold]{items[0].build}[/]")
+            console.print(f"{t}: {len(items)} items, task set [bold]{items[0].task_set}[/]")
 
 
 @app.command("export-tasks")
 def export_tasks(
     task: str = typer.Option("all", help=TASK_HELP),
-    build: str = typer.Option(None, help="Build id (one task; default: the task's only build)"),
-    out: Path = typer.Option(Path("out/perspectra"), help="Directory for <build>.jsonl"),
+    task_set: str = typer.Option(None, "--task-set", "--build", help="Task set id (one task; "
+                                  "default: the task's only task set)"),
+    out: Path = typer.Option(Path("out/perspectra"), help="Directory for <task set>.jsonl"),
 ) -> None:
-    """Export stored task items to JSONL (one file per build)."""
-    from evaluation.perspectra.item_store import export_jsonl, load_items, resolve_build
+    """Export stored task items to JSONL (one file per task set)."""
+    from kg.queries.task_items import export_jsonl, load_items, resolve_task_set
 
     with _store() as store:
         for t in _tasks(task):
-            b = resolve_build(store, t, build if task != "all" else None)
+            b = resolve_task_set(store, t, task_set if task != "all" else None)
             path = out / f"{b}.jsonl"
             console.print(f"{t}: {export_jsonl(load_items(store, b), path)} items -> {path}")
 
@@ -234,7 +235,8 @@ def _print_scores(title: str, summary: dict[str, float]) -> None:
 def evaluate(
     model: str = typer.Option(..., help="provider/model or bare name (OpenAI-compatible)"),
     task: str = typer.Option(..., help=TASK_HELP),
-    build: str = typer.Option(None, help="Build id (one task; default: the task's only build)"),
+    task_set: str = typer.Option(None, "--task-set", "--build", help="Task set id (one task; "
+                                  "default: the task's only task set)"),
     base_url: str = typer.Option(None),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     limit: int = typer.Option(None, help="Only the first N items"),
@@ -243,15 +245,15 @@ def evaluate(
     no_cache: bool = typer.Option(False, "--no-cache"),
 ) -> None:
     """Ask a model the task items; replies parsed strictly; a Run with metrics in the graph."""
-    from evaluation.perspectra.item_store import load_items, resolve_build
     from evaluation.perspectra.llm_eval import evaluate as run_eval
     from kg.llm import LLMClient
+    from kg.queries.task_items import load_items, resolve_task_set
 
     client = LLMClient(_llm_config(model, base_url, concurrency, no_cache, api_key_env,
                                    "responder", max_tokens))
     with _store() as store:
         for t in _tasks(task):
-            b = resolve_build(store, t, build if task != "all" else None)
+            b = resolve_task_set(store, t, task_set if task != "all" else None)
             items = load_items(store, b)[:limit]
             out = run_eval(store, client, items, t, b)
             console.print(f"{t}: run [bold]{out.spec.uid}[/] asked {out.asked}, resumed "
@@ -262,22 +264,24 @@ def evaluate(
 @app.command()
 def baselines(
     task: str = typer.Option("all", help=TASK_HELP),
-    build: str = typer.Option(None, help="Build id (one task; default: the task's only build)"),
+    task_set: str = typer.Option(None, "--task-set", "--build", help="Task set id (one task; "
+                                  "default: the task's only task set)"),
     embedding_model: str = typer.Option(None),
 ) -> None:
     """Run the offline baselines (no LLM) and store each as a Run."""
+    from construction.perspectra.tasks.builders import build_items
     from evaluation.perspectra.baseline_eval import run_baseline
-    from evaluation.perspectra.corpus import load_corpus
-    from evaluation.perspectra.item_store import load_items, resolve_build
     from kg.embeddings import get_embedder
+    from kg.queries.perspectra_corpus import load_corpus
+    from kg.queries.task_items import load_items, resolve_task_set
 
     emb = get_embedder(embedding_model)
     with _store() as store:
         corpus = load_corpus(store)
         for t in _tasks(task):
-            b = resolve_build(store, t, build if task != "all" else None)
+            b = resolve_task_set(store, t, task_set if task != "all" else None)
             out = run_baseline(store, t, b, load_items(store, b), corpus, emb.encode,
-                               emb.model_name)
+                               emb.model_name, make_items=build_items)
             console.print(f"{t}: {out.spec.model} run [bold]{out.spec.uid}[/] {out.config}")
             _print_scores(f"{t} {out.spec.model}", out.scores.summary)
 
@@ -304,14 +308,14 @@ def report(
 
 @app.command()
 def status() -> None:
-    """PERSPECTRA counts and the stored task builds."""
+    """PERSPECTRA counts and the stored task sets."""
     from construction.perspectra.graph_writer import graph_counts
-    from evaluation.perspectra.item_store import list_builds
+    from kg.queries.task_items import list_task_sets
 
     with _store() as store:
         _print_pairs("PERSPECTRA in the graph", list(graph_counts(store).items()))
-        for b in list_builds(store):
-            console.print(f"{b['task']}: {b['build']} ({b['items']} items, seed {b['seed']})")
+        for s in list_task_sets(store):
+            console.print(f"{s['task']}: {s['task_set']} ({s['items']} items, seed {s['seed']})")
 
 
 @app.command()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from construction.perspectivebench.paths import format_signature
+from kg.paths import format_signature
 
 
 class GraphPath(BaseModel):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from construction.graph_queries.models import GraphPath, PathGroup
+from kg.queries.models import GraphPath, PathGroup
 from kg.store import Store
 
 MAX_HOPS = 3

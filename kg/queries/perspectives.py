@@ -11,9 +11,9 @@ import json
 import uuid
 from typing import Any
 
-from construction.graph_queries.models import GraphPath, Perspective, QuestionRef
-from construction.graph_queries.paths import MAX_HOPS, check_hops
 from construction.perspectivebench import ids
+from kg.queries.models import GraphPath, Perspective, QuestionRef
+from kg.queries.paths import MAX_HOPS, check_hops
 from kg.store import Store
 
 DEFAULT_MERGE_CUTOFF = 0.75

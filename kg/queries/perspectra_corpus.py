@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from construction.perspectra.rows import ImportRows
 from kg.ids import content_uid
 
 
@@ -50,7 +49,7 @@ class Corpus:
         return [(t, o, e) for t, o in self.opinions() for e in o.expansions]
 
 
-def _sorted(topics: list[CTopic]) -> Corpus:
+def sorted_corpus(topics: list[CTopic]) -> Corpus:
     # Canonical order (by uid) so a seed gives the same items whatever order the graph returns.
     return Corpus(tuple(sorted(
         (CTopic(t.uid, t.text, tuple(sorted(
@@ -61,25 +60,13 @@ def _sorted(topics: list[CTopic]) -> Corpus:
 
 def corpus_from_records(records: list[dict[str, Any]]) -> Corpus:
     """From `perspectra/corpus` query records."""
-    return _sorted([
+    return sorted_corpus([
         CTopic(r["topic_uid"], r["topic"], tuple(
             COpinion(o["uid"], o["text"], o["stance"],
                      tuple(CExpansion(e["uid"], e["text"]) for e in o["expansions"]))
             for o in r["opinions"]))
         for r in records
     ])
-
-
-def corpus_from_rows(rows: ImportRows) -> Corpus:
-    """From import rows (no database needed: unit tests, benchmarks)."""
-    exps: dict[str, list[CExpansion]] = {}
-    for e in rows.expansions:
-        exps.setdefault(e.opinion_uid, []).append(CExpansion(e.uid, e.text))
-    ops: dict[str, list[COpinion]] = {}
-    for o in rows.opinions:
-        ops.setdefault(o.topic_uid, []).append(
-            COpinion(o.uid, o.text, o.stance, tuple(exps.get(o.uid, ()))))
-    return _sorted([CTopic(t.uid, t.text, tuple(ops.get(t.uid, ()))) for t in rows.topics])
 
 
 def load_corpus(store: Any) -> Corpus:

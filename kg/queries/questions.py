@@ -55,7 +55,7 @@ def question_details(store: Store, qid: int, domain: str | None = None) -> list[
 def annotate_perspectives(store: Store, q: QuestionDetail,
                           palette: dict[str, str] | None = None) -> None:
     """Set each path's `perspective`: its group between the question's endpoints."""
-    from construction.graph_queries.perspectives import group_perspectives
+    from kg.queries.perspectives import group_perspectives
 
     ends = q.endpoints
     if ends is None:

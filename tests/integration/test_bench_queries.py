@@ -9,13 +9,13 @@ from statistics import mean
 import networkx as nx
 import pytest
 
-from construction.graph_queries.concepts import find_concept, list_concepts, search_concepts
-from construction.graph_queries.paths import paths_between
-from construction.graph_queries.perspectives import group_perspectives, palette_map
-from construction.graph_queries.questions import annotate_perspectives, question_details
-from construction.graph_queries.stats import benchmark_stats
 from construction.perspectivebench import ids
 from construction.perspectivebench.importer import import_perspectivebench
+from kg.queries.concepts import find_concept, list_concepts, search_concepts
+from kg.queries.paths import paths_between
+from kg.queries.perspectives import group_perspectives, palette_map
+from kg.queries.questions import annotate_perspectives, question_details
+from kg.queries.stats import benchmark_stats
 
 pytestmark = pytest.mark.integration
 
@@ -155,7 +155,7 @@ def test_question_detail_with_perspectives(graph, physics_palette):
 
 def test_all_pairs_query_matches_networkx(graph):
     """The all-pairs route of benchmarks/bench_allpaths.py, on the imported physics sample."""
-    from construction.perspectivebench.paths import format_signature
+    from kg.paths import format_signature
 
     cypher = {s for r in graph.read("bench/all_paths", domain="physics") for s in r["signatures"]}
     g = nx.MultiDiGraph()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from construction.graph_queries.concepts import lucene_escape
-from construction.graph_queries.perspectives import palette_map
-from construction.graph_queries.stats import StatsRow, _total
 from construction.perspectivebench import ids
+from kg.queries.concepts import lucene_escape
+from kg.queries.perspectives import palette_map
+from kg.queries.stats import StatsRow, _total
 
 
 def test_palette_map_reads_the_published_format(shared_data):

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from construction.build.chunks import read_chunks
-from construction.build.ids import fingerprint
-from construction.build.llm_route import BuildLLM
 from construction.perspectivebench.ids import (
     concept_uid,
     fact_uid,
@@ -21,16 +18,18 @@ from construction.perspectivebench.ids import (
 )
 from construction.perspectra.expansion import PROMPT as EXPAND_PROMPT
 from construction.perspectra.uids import comment_uid, expansion_uid, opinion_uid, topic_uid
+from construction.pipeline.chunks import read_chunks
+from construction.pipeline.ids import fingerprint
+from construction.pipeline.llm_route import BuildLLM
 from evaluation.ids import answer_uid, claim_uid, verdict_uid
 from evaluation.models import GroundTruth, Setting, Strategy
 from evaluation.perspectra.run_store import RunSpec as PerspectraRunSpec
 from evaluation.perspectra.scoring import task_prompt
-from evaluation.perspectra.task_items import BuildSpec as TaskSetSpec
-from evaluation.perspectra.task_items import TaskItem
 from evaluation.prompting import JUDGE_PROMPTS, prompt_hashes, responder_prompt_names
 from evaluation.spec import RunSpec
 from kg.llm import LLMConfig
 from kg.prompt_files import load_prompt
+from kg.task_items import TaskItem, TaskSetSpec
 
 DEMO_CHUNKS = Path(__file__).resolve().parents[2] / "demo" / "build" / "chunks.json"
 
@@ -51,7 +50,7 @@ def test_perspectra_uids():
     assert expansion_uid("op1", "Because...") == "1dc006bdad9c5a53570fb06b"
     assert TaskItem.make_uid("t1-s13-n5-x-y", 3) == "a270317ec2f9c6cddc0a3cc4"
     spec = TaskSetSpec(task="t2", n=5, seed=7)
-    assert spec.build_id("0123456789abcdef") == "t2-s7-n5-368a8bcc-01234567"
+    assert spec.task_set_id("0123456789abcdef") == "t2-s7-n5-368a8bcc-01234567"
 
 
 def test_evaluation_uids():

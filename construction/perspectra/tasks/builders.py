@@ -1,22 +1,23 @@
-"""Seeded, reproducible builders of the three PERSPECTRA tasks (pure: corpus in, items out)."""
+"""Seeded, reproducible task sets of the three PERSPECTRA tasks (pure: corpus in, items out)."""
 
 from __future__ import annotations
 
 import random
 
-from evaluation.perspectra.corpus import COpinion, Corpus, CTopic
-from evaluation.perspectra.task_items import LETTERS, BuildSpec, TaskItem
+from kg.errors import InputError
+from kg.queries.perspectra_corpus import COpinion, Corpus, CTopic
+from kg.task_items import LETTERS, TaskItem, TaskSetSpec
 
 MAX_TRIES = 50  # redraws allowed to avoid an exact duplicate item
 
 
-class BuildError(ValueError):
+class TaskSetError(InputError):
     pass
 
 
-def build_items(corpus: Corpus, spec: BuildSpec) -> list[TaskItem]:
+def build_items(corpus: Corpus, spec: TaskSetSpec) -> list[TaskItem]:
     rng = random.Random(f"perspectra:{spec.task}:{spec.seed}")
-    build = spec.build_id(corpus.fingerprint)
+    task_set = spec.task_set_id(corpus.fingerprint)
     make = {"t1": _t1, "t2": _t2, "t3": _t3}[spec.task]
     items: list[TaskItem] = []
     seen: set[tuple[str, ...]] = set()
@@ -27,8 +28,8 @@ def build_items(corpus: Corpus, spec: BuildSpec) -> list[TaskItem]:
             if key not in seen:
                 break
         seen.add(key)
-        items.append(TaskItem(uid=TaskItem.make_uid(build, index), task=spec.task, build=build,
-                              index=index, seed=spec.seed, **fields))
+        items.append(TaskItem(uid=TaskItem.make_uid(task_set, index), task=spec.task,
+                              task_set=task_set, index=index, seed=spec.seed, **fields))
     return items
 
 
@@ -36,11 +37,11 @@ def _base(topic: CTopic) -> dict[str, object]:
     return {"topic_uid": topic.uid, "topic": topic.text}
 
 
-def _t1(rng: random.Random, corpus: Corpus, spec: BuildSpec) -> dict[str, object]:
+def _t1(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, object]:
     cfg = spec.t1
     eligible = [t for t in corpus.topics if len(t.opinions) >= cfg.k_min]
     if not eligible:
-        raise BuildError(f"t1 needs a topic with at least {cfg.k_min} opinions")
+        raise TaskSetError(f"t1 needs a topic with at least {cfg.k_min} opinions")
     topic = rng.choice(eligible)
     k = rng.randint(cfg.k_min, min(cfg.k_max, len(topic.opinions)))
     chosen = rng.sample(topic.opinions, k)
@@ -63,13 +64,13 @@ def _t1(rng: random.Random, corpus: Corpus, spec: BuildSpec) -> dict[str, object
 def _pick_expansion(rng: random.Random, corpus: Corpus, min_opinions: int = 1):
     topics = [t for t in corpus.topics if len(t.opinions) >= min_opinions]
     if not topics:
-        raise BuildError(f"no topic with at least {min_opinions} opinions with expansions")
+        raise TaskSetError(f"no topic with at least {min_opinions} opinions with expansions")
     topic = rng.choice(topics)
     op = rng.choice(topic.opinions)
     return topic, op, rng.choice(op.expansions)
 
 
-def _t2(rng: random.Random, corpus: Corpus, spec: BuildSpec) -> dict[str, object]:
+def _t2(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, object]:
     n_opt = spec.t2.options
     topic, gold, exp = _pick_expansion(rng, corpus, min_opinions=2)
     others = [o for o in topic.opinions if o.uid != gold.uid]
@@ -98,7 +99,7 @@ def _t2(rng: random.Random, corpus: Corpus, spec: BuildSpec) -> dict[str, object
     }
 
 
-def _t3(rng: random.Random, corpus: Corpus, spec: BuildSpec) -> dict[str, object]:
+def _t3(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, object]:
     cfg = spec.t3
     topic, op, exp = _pick_expansion(rng, corpus)
     pieces = [(op, exp)]

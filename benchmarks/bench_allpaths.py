@@ -19,7 +19,7 @@ import time
 import networkx as nx
 from bench_cypher import run_auto_commit, write_rows
 
-from construction.perspectivebench import ids
+from kg import ids
 from kg.paths import format_signature
 from kg.store import Store
 

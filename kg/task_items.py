@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kg.ids import content_uid
+from kg.ids import content_uid, task_item_uid
 
 TaskName = Literal["t1", "t2", "t3"]
 TASKS: tuple[TaskName, ...] = ("t1", "t2", "t3")
@@ -82,7 +82,7 @@ class TaskItem(BaseModel):
 
     @staticmethod
     def make_uid(task_set: str, index: int) -> str:
-        return content_uid("TaskItem", task_set, index)
+        return task_item_uid(task_set, index)
 
     def graph_props(self) -> dict[str, object]:
         return self.model_dump(exclude={"uid"}, by_alias=True)

@@ -60,7 +60,7 @@ def _pool(row: dict[str, Any], paths: dict[str, dict[str, Any]],
 
 def question_lines(store: Store, domain: str | None = None) -> list[dict[str, Any]]:
     """The questions as PerspectiveBench objects (dicts in the published field order)."""
-    from construction.perspectivebench import ids
+    from kg import ids
 
     rows = store.read("bench/export_questions", domain=domain)
     path_uids = sorted({p["path"] for r in rows for p in r["paths"]})

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from construction.perspectivebench import ids
 from construction.perspectivebench.models import BenchQuestion, render_topic_words
 from construction.perspectivebench.report import Problem
 from construction.perspectivebench.validation import LineRef
+from kg import ids
 from kg.paths import base_key
 from kg.store import check_identifier
 

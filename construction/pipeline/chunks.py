@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from construction.pipeline.ids import content_uid
+from kg.ids import chunk_uid
 
 
 class ChunkInputError(ValueError):
@@ -89,7 +89,7 @@ def read_chunk_json(path: Path, domain: str) -> list[Chunk]:
             )
         seen.add(ext)
         out.append(Chunk(
-            uid=content_uid(domain, raw.source, raw.text), domain=domain, source=raw.source,
+            uid=chunk_uid(domain, raw.source, raw.text), domain=domain, source=raw.source,
             ordinal=i, subject=raw.subject or domain, text=raw.text.strip(), external_id=ext,
         ))
     return out
@@ -131,7 +131,7 @@ def read_text_files(paths: list[Path], domain: str, size: int, overlap: int) -> 
         for piece in split_text(body, size, overlap):
             ordinal = len(out)
             out.append(Chunk(
-                uid=content_uid(domain, path.name, piece), domain=domain, source=path.name,
+                uid=chunk_uid(domain, path.name, piece), domain=domain, source=path.name,
                 ordinal=ordinal, subject=domain, text=piece, external_id=f"{path.name}#{ordinal}",
             ))
     return out

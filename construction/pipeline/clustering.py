@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from construction.pipeline.context import BuildContext, StageReport, log
-from construction.pipeline.ids import content_uid, fingerprint
+from kg.ids import concept_uid, content_uid, fingerprint
 
 STAGE = "clusters"
 DOWNSTREAM = ["concepts", "pairs", "relations", "paths", "questions", "evidence"]
@@ -130,7 +130,7 @@ def concept_rows(ctx: BuildContext, facts: list[dict], vecs: np.ndarray,
         centroid = vecs[idx].mean(axis=0)
         central = idx[int(np.argmax(vecs[idx] @ centroid))]
         key = f"topic_{k}"
-        rows.append({"uid": content_uid(ctx.domain, key), "key": key,
+        rows.append({"uid": concept_uid(ctx.domain, key), "key": key,
                      "topic_words": words[k], "central_fact": facts[central]["uid"],
                      "size": int(len(idx))})
     return rows
@@ -148,7 +148,7 @@ def membership_rows(facts: list[dict], vecs: np.ndarray, result: Clustering, key
         for rank, i in enumerate(order.tolist()):
             soft = result.soft[i]
             rows.append({
-                "fact": facts[i]["uid"], "concept": content_uid(domain, f"topic_{k}"),
+                "fact": facts[i]["uid"], "concept": concept_uid(domain, f"topic_{k}"),
                 "prob": round(float(result.probs[i]), 4),
                 "rank": rank if rank < key_evidence else None,
                 "soft_keys": [f"topic_{j}" for j, p in enumerate(soft) if p > 0],

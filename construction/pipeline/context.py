@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from construction.pipeline.config import BuildConfig
-from construction.pipeline.ids import content_uid
 from construction.pipeline.palette import Palette
+from kg.ids import build_step_uid
 
 if TYPE_CHECKING:
     from construction.pipeline.llm_route import BuildLLM
@@ -97,7 +97,7 @@ class BuildContext:
         return todo
 
     def step_row(self, stage: str, item: str, input_hash: str | None = None) -> dict[str, Any]:
-        return {"uid": content_uid(self.domain, stage, item), "domain": self.domain,
+        return {"uid": build_step_uid(self.domain, stage, item), "domain": self.domain,
                 "stage": stage, "item": item, "input_hash": input_hash, "run": self.run_uid}
 
     def mark_done(self, stage: str, items: Iterable[str], input_hash: str | None = None) -> None:

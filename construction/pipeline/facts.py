@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 
 from construction.pipeline import text_units as tu
 from construction.pipeline.context import BuildContext, StageReport
-from construction.pipeline.ids import content_uid
 from construction.pipeline.llm_route import RejectedReply
+from kg.ids import entity_uid, fact_uid
 
 STAGE = "facts"
 
@@ -30,8 +30,8 @@ def fact_row(ctx: BuildContext, chunk_uid: str, text: str, entities: list[str],
              provenance: str) -> dict:
     ents = []
     for name in dict.fromkeys(e.strip() for e in entities if e.strip()):
-        ents.append({"uid": content_uid(ctx.domain, name.lower()), "name": name})
-    return {"uid": content_uid(ctx.domain, text), "chunk": chunk_uid, "domain": ctx.domain,
+        ents.append({"uid": entity_uid(ctx.domain, name), "name": name})
+    return {"uid": fact_uid(ctx.domain, text), "chunk": chunk_uid, "domain": ctx.domain,
             "text": text, "entities": ents, "provenance": provenance}
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, StageReport
-from construction.pipeline.ids import content_uid, fingerprint
+from kg.ids import concept_uid, content_uid, fingerprint
 
 STAGE = "pairs"
 
@@ -112,8 +112,8 @@ def run(ctx: BuildContext) -> StageReport:
             s_ent = 5 if shared[i, j] >= 3 else 4 if shared[i, j] >= 1 else 0
             s_prox = 3 if near[i, j] >= 5 else 2 if near[i, j] >= 2 else 1 if near[i, j] else 0
             rows.append({
-                "a": content_uid(ctx.domain, scores.keys[i]),
-                "b": content_uid(ctx.domain, scores.keys[j]), "score": total,
+                "a": concept_uid(ctx.domain, scores.keys[i]),
+                "b": concept_uid(ctx.domain, scores.keys[j]), "score": total,
                 "s_ent": s_ent, "s_prox": s_prox, "s_sem": int(bridge[i, j]),
                 "shared_entities": int(shared[i, j]), "near_fact_pairs": int(near[i, j]),
                 "domain": ctx.domain, "provenance": prov,

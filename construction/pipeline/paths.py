@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import time
 
-from construction.perspectivebench.ids import path_uid
 from construction.pipeline.context import BuildContext, StageReport
-from construction.pipeline.ids import content_uid, fingerprint
+from kg.ids import concept_uid, content_uid, fingerprint, path_uid, perspective_uid
 
 STAGE = "paths"
 
@@ -59,8 +58,8 @@ def run(ctx: BuildContext) -> StageReport:
                     "uid": path_uid(ctx.domain, sig), "domain": ctx.domain, "signature": sig,
                     "hops": g["hops"], "labels": p["labels"], "categories": p["categories"],
                     "concept_keys": keys, "edge_uids": p["edge_uids"], "reasons": p["reasons"],
-                    "start_uid": content_uid(ctx.domain, keys[0]),
-                    "end_uid": content_uid(ctx.domain, keys[-1]), "provenance": prov,
+                    "start_uid": concept_uid(ctx.domain, keys[0]),
+                    "end_uid": concept_uid(ctx.domain, keys[-1]), "provenance": prov,
                 })
         rep.counts["paths"] = len(rows)
         rep.counts["sequences"] = len(groups)
@@ -74,7 +73,7 @@ def run(ctx: BuildContext) -> StageReport:
         ctx.store.transaction(write_paths)
         groups = ctx.store.query("pipeline/group_perspectives", domain=ctx.domain)
         views = [{
-            "uid": content_uid(ctx.domain, "perspective", *g["seq"], g["level"], *g["focus"]),
+            "uid": perspective_uid(ctx.domain, g["seq"], g["level"], g["focus"]),
             "domain": ctx.domain, "concept_keys": g["seq"], "hops": len(g["seq"]) - 1,
             "level": g["level"], "focus": g["focus"], "categories": g["categories"],
             "theme": theme_of(g["level"], g["focus"]),

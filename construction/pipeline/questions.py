@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from construction.perspectivebench.ids import question_uid
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.llm_route import RejectedReply
 from construction.pipeline.question_text import offline_question, question_problem
+from kg.ids import question_uid
 
 STAGE = "questions"
 
@@ -30,12 +30,12 @@ def valid_paths(v: dict) -> list[dict]:
 
 def pool(ctx: BuildContext, keys: list[str]) -> list[dict]:
     """`topic_N_source` / `topic_N_target` for a pair, `_source` along a longer chain."""
-    from construction.pipeline.ids import content_uid
+    from kg.ids import concept_uid
 
     out = []
     for i, k in enumerate(keys):
         suffix = "target" if len(keys) == 2 and i == 1 else "source"
-        out.append({"uid": content_uid(ctx.domain, k), "key": f"{k}_{suffix}", "pos": i})
+        out.append({"uid": concept_uid(ctx.domain, k), "key": f"{k}_{suffix}", "pos": i})
     return out
 
 

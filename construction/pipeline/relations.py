@@ -14,9 +14,9 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from construction.pipeline.context import BuildContext, StageReport
-from construction.pipeline.ids import content_uid
 from construction.pipeline.llm_route import RejectedReply
 from construction.pipeline.palette import LABEL, Palette, PaletteRelation
+from kg.ids import concept_uid, relates_uid
 
 STAGE = "relations"
 NEW_CATEGORY = "new_relations"
@@ -41,8 +41,8 @@ def pair_item(p: dict) -> str:
 
 def edge_row(ctx: BuildContext, src: str, label: str, dst: str, category: str | None,
              reason: str, provenance: str, score: float | None = None) -> dict:
-    return {"uid": content_uid(ctx.domain, src, label, dst),
-            "from_uid": content_uid(ctx.domain, src), "to_uid": content_uid(ctx.domain, dst),
+    return {"uid": relates_uid(ctx.domain, src, label, dst),
+            "from_uid": concept_uid(ctx.domain, src), "to_uid": concept_uid(ctx.domain, dst),
             "label": label, "category": category, "reason": reason, "domain": ctx.domain,
             "provenance": provenance, "score": score}
 

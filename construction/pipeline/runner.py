@@ -16,9 +16,9 @@ from construction.pipeline import STAGES
 from construction.pipeline import chunks as chunk_stage
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, ProgressFactory, StageReport, log
-from construction.pipeline.ids import content_uid
 from construction.pipeline.llm_route import BuildLLM
 from construction.pipeline.palette import Palette, load_palette, parse_palette
+from kg.ids import build_run_uid
 from kg.store import Store
 
 # What `--from-stage X` removes before rerunning X and everything after it.
@@ -112,7 +112,7 @@ def build_domain(
                                           config.chunk_overlap) if chunk_paths else []
     store.ensure_schema()
     started = time.perf_counter()
-    run_uid = content_uid("build", config.domain, time.time_ns())
+    run_uid = build_run_uid(config.domain, time.time_ns())
     ctx = BuildContext(store=store, config=config, palette=palette, run_uid=run_uid, llm=llm,
                        progress=progress)
     stages = list(only or STAGES)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from evaluation.perspectra.metrics import TaskScores
 from evaluation.perspectra.scoring import is_correct, parse_for, score
 from kg import __version__
-from kg.ids import content_uid
+from kg.ids import content_uid, task_answer_uid
 from kg.store import Store, StoreError
 from kg.task_items import TaskItem
 
@@ -61,7 +61,7 @@ def store_answers(store: Store, run_uid: str, items: list[TaskItem],
     rows = []
     for k, (item, text) in enumerate(zip(items, replies, strict=True)):
         p = parse_for(item, text)
-        rows.append({"item_uid": item.uid, "uid": content_uid("Answer", run_uid, item.uid),
+        rows.append({"item_uid": item.uid, "uid": task_answer_uid(run_uid, item.uid),
                      "props": {"text": text, "parsed": p.value, "valid": p.valid,
                                "error": p.error, "correct": is_correct(item, p),
                                **((usage or [{}] * len(items))[k])}})

@@ -115,7 +115,7 @@ def import_reddit(
 
 
 def _uid(topic: str) -> str:
-    from construction.perspectra.uids import topic_uid
+    from kg.ids import topic_uid
 
     return topic_uid(topic)
 

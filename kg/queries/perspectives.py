@@ -11,7 +11,7 @@ import json
 import uuid
 from typing import Any
 
-from construction.perspectivebench import ids
+from kg import ids
 from kg.queries.models import GraphPath, Perspective, QuestionRef
 from kg.queries.paths import MAX_HOPS, check_hops
 from kg.store import Store

@@ -9,8 +9,8 @@ from statistics import mean
 import networkx as nx
 import pytest
 
-from construction.perspectivebench import ids
 from construction.perspectivebench.importer import import_perspectivebench
+from kg import ids
 from kg.queries.concepts import find_concept, list_concepts, search_concepts
 from kg.queries.paths import paths_between
 from kg.queries.perspectives import group_perspectives, palette_map

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from construction.perspectivebench import ids
+from kg import ids
 from kg.queries.concepts import lucene_escape
 from kg.queries.perspectives import palette_map
 from kg.queries.stats import StatsRow, _total

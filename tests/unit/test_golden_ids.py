@@ -9,24 +9,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from construction.perspectivebench.ids import (
-    concept_uid,
-    fact_uid,
-    path_uid,
-    question_uid,
-    relates_uid,
-)
 from construction.perspectra.expansion import PROMPT as EXPAND_PROMPT
-from construction.perspectra.uids import comment_uid, expansion_uid, opinion_uid, topic_uid
 from construction.pipeline.chunks import read_chunks
-from construction.pipeline.ids import fingerprint
 from construction.pipeline.llm_route import BuildLLM
-from evaluation.ids import answer_uid, claim_uid, verdict_uid
 from evaluation.models import GroundTruth, Setting, Strategy
 from evaluation.perspectra.run_store import RunSpec as PerspectraRunSpec
 from evaluation.perspectra.scoring import task_prompt
 from evaluation.prompting import JUDGE_PROMPTS, prompt_hashes, responder_prompt_names
 from evaluation.spec import RunSpec
+from kg.ids import (
+    answer_uid,
+    claim_uid,
+    comment_uid,
+    concept_uid,
+    expansion_uid,
+    fact_uid,
+    fingerprint,
+    opinion_uid,
+    path_uid,
+    question_uid,
+    relates_uid,
+    topic_uid,
+    verdict_uid,
+)
 from kg.llm import LLMConfig
 from kg.prompt_files import load_prompt
 from kg.task_items import TaskItem, TaskSetSpec

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from construction.pipeline.config import BuildConfig
-from construction.pipeline.palette import Palette
 from kg.ids import build_step_uid
+from kg.palette import Palette
 
 if TYPE_CHECKING:
     from construction.pipeline.llm_route import BuildLLM

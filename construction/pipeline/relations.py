@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.llm_route import RejectedReply
-from construction.pipeline.palette import LABEL, Palette, PaletteRelation
 from kg.ids import concept_uid, relates_uid
+from kg.palette import LABEL, Palette, PaletteRelation
 
 STAGE = "relations"
 NEW_CATEGORY = "new_relations"

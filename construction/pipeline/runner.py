@@ -17,8 +17,8 @@ from construction.pipeline import chunks as chunk_stage
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, ProgressFactory, StageReport, log
 from construction.pipeline.llm_route import BuildLLM
-from construction.pipeline.palette import Palette, load_palette, parse_palette
 from kg.ids import build_run_uid
+from kg.palette import load_palette, stored_palette
 from kg.store import Store
 
 # What `--from-stage X` removes before rerunning X and everything after it.
@@ -61,20 +61,6 @@ def _stage_runner(name: str) -> Callable[[BuildContext], StageReport]:
     return {"facts": facts.run, "embeddings": embeddings.run, "clusters": clustering.run,
             "concepts": concepts.run, "pairs": pairs.run, "relations": relations.run,
             "paths": paths.run, "questions": questions.run, "evidence": evidence.run}[name]
-
-
-def stored_palette(store: Store, domain: str) -> Palette | None:
-    rows = store.query("pipeline/domain_palette", domain=domain)
-    if not rows or not rows[0]["palette"]:
-        return None
-    palette = parse_palette(json.loads(rows[0]["palette"]), f"palette of domain {domain!r}")
-    new = store.query("pipeline/domain_new_relations", domain=domain)
-    if new and new[0]["new_relations"]:
-        from construction.pipeline.palette import PaletteRelation
-
-        palette.new_relations = {k: PaletteRelation(**v)
-                                 for k, v in json.loads(new[0]["new_relations"]).items()}
-    return palette
 
 
 def write_chunks(ctx: BuildContext, chunk_paths: list[Path],

@@ -64,18 +64,16 @@ def _echo_json(data: Any) -> None:
 
 
 def _load_palettes(specs: list[str] | None) -> dict[str | None, dict[str, str]]:
-    """`--palette FILE` (every domain) and `--palette DOMAIN=FILE` -> {domain|None: label->cat}."""
-    from kg.queries.perspectives import palette_map
+    """`--palette FILE` (every domain) and `--palette DOMAIN=FILE` -> {domain|None: label->cat}.
+
+    A bad palette is an error (`PaletteError`), as it is for `kg build --palette`."""
+    from kg.palette import load_palette
 
     out: dict[str | None, dict[str, str]] = {}
     for spec in specs or []:
         domain, _, file = spec.partition("=") if "=" in spec and not Path(spec).exists() \
             else (None, "", spec)
-        try:
-            mapping = palette_map(json.loads(Path(file).read_text(encoding="utf-8")))
-        except (OSError, ValueError) as e:
-            fail(f"palette {file}: {e}")
-        out.setdefault(domain or None, {}).update(mapping)
+        out.setdefault(domain or None, {}).update(load_palette(Path(file)).category_map())
     return out
 
 

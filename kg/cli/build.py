@@ -122,8 +122,8 @@ def register(app: typer.Typer) -> None:
         """Build a perspective benchmark for DOMAIN from text, into the graph (resumable)."""
         from construction.pipeline.chunks import ChunkInputError
         from construction.pipeline.config import BuildConfig
-        from construction.pipeline.palette import PaletteError
         from construction.pipeline.runner import build_domain
+        from kg.palette import PaletteError
         from kg.store import Store
 
         if target in STAGE_NAMES:

@@ -7,11 +7,11 @@ The in-memory graph gets a unique name per call and is dropped afterwards, also 
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
 from kg import ids
+from kg.palette import stored_palette
 from kg.queries.models import GraphPath, Perspective, QuestionRef
 from kg.queries.paths import MAX_HOPS, check_hops
 from kg.store import Store
@@ -19,32 +19,10 @@ from kg.store import Store
 DEFAULT_MERGE_CUTOFF = 0.75
 
 
-def palette_map(document: Any) -> dict[str, str]:
-    """label -> category from a relation palette (published format, wrapper optional)."""
-    if isinstance(document, str):
-        document = json.loads(document)
-    if isinstance(document, dict) and "relation_palette_hypothesis" in document:
-        document = document["relation_palette_hypothesis"]
-    out: dict[str, str] = {}
-    if not isinstance(document, dict):
-        return out
-    for category, body in document.items():
-        relations = body.get("relations", []) if isinstance(body, dict) else []
-        for rel in relations:
-            if isinstance(rel, dict) and isinstance(rel.get("name"), str):
-                out.setdefault(rel["name"], category)
-    return out
-
-
 def domain_palette(store: Store, domain: str) -> dict[str, str]:
     """The palette `kg build` stored on the domain, as label -> category (empty if none)."""
-    rows = store.read("bench/domain_palette", domain=domain)
-    if not rows or not rows[0]["palette"]:
-        return {}
-    try:
-        return palette_map(rows[0]["palette"])
-    except (ValueError, TypeError):
-        return {}
+    palette = stored_palette(store, domain)
+    return palette.category_map() if palette else {}
 
 
 def _features(key: list[str], paths: list[dict[str, Any]]) -> set[str]:

@@ -11,9 +11,10 @@ import pytest
 
 from construction.perspectivebench.importer import import_perspectivebench
 from kg import ids
+from kg.palette import parse_palette
 from kg.queries.concepts import find_concept, list_concepts, search_concepts
 from kg.queries.paths import paths_between
-from kg.queries.perspectives import group_perspectives, palette_map
+from kg.queries.perspectives import group_perspectives
 from kg.queries.questions import annotate_perspectives, question_details
 from kg.queries.stats import benchmark_stats
 
@@ -29,7 +30,7 @@ def sample(shared_data):
 def physics_palette(shared_data):
     doc = json.loads((shared_data / "perspectivebench" / "raw" / "pyhsic_init_palette.json")
                      .read_text(encoding="utf-8"))
-    return palette_map(doc)
+    return parse_palette(doc).category_map()
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import pytest
 from construction.pipeline import context as context_mod
 from construction.pipeline.chunks import ChunkInputError
 from construction.pipeline.config import BuildConfig
-from construction.pipeline.palette import PaletteError
 from construction.pipeline.runner import build_domain
+from kg.palette import PaletteError
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,7 @@ import pytest
 
 from construction.pipeline.chunks import ChunkInputError, read_chunks, split_text
 from construction.pipeline.config import BuildConfig
-from construction.pipeline.palette import PaletteError, load_palette, parse_palette
+from kg.palette import PaletteError, load_palette, parse_palette
 
 SAMPLES = Path(__file__).resolve().parents[2] / "demo" / "build"
 

@@ -14,9 +14,9 @@ from construction.pipeline.embeddings import duplicate_pairs
 from construction.pipeline.evidence import EvidenceReply, offline_pick, quoted_facts
 from construction.pipeline.llm_route import RejectedReply, _json_part
 from construction.pipeline.pairs import kept_pairs, score_matrices
-from construction.pipeline.palette import parse_palette
 from construction.pipeline.paths import signature, theme_of
 from construction.pipeline.relations import RelationItem, offline_choices, validate_relation
+from kg.palette import parse_palette
 
 
 def _unit(v):

@@ -1,5 +1,9 @@
 """The domain's relation palette: categories -> relations with descriptions (published format).
 
+The one parser of palettes: `kg build --palette`, `kg import --palette`, the perspective
+queries and the palette stored on a domain all go through `parse_palette`, so a bad palette is
+the same clear error everywhere.
+
 Format: `{"relation_palette_hypothesis": {category: {"description", "relations": [{"name",
 "description", "example"}]}}}` (the top-level wrapper is optional).
 """
@@ -9,15 +13,21 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError
+
+from kg.errors import InputError
+
+if TYPE_CHECKING:
+    from kg.store import Store
 
 LABEL = re.compile(r"^[A-Z][A-Z0-9_]*$")
 CATEGORY = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
-class PaletteError(ValueError):
-    pass
+class PaletteError(InputError):
+    """A palette document that is not valid; the message names the file and field."""
 
 
 class PaletteRelation(BaseModel):
@@ -55,6 +65,10 @@ class Palette(BaseModel):
         new = self.new_relations.get(label)
         return new.category or None if new else None
 
+    def category_map(self) -> dict[str, str]:
+        """label -> category (what imports and perspective grouping need)."""
+        return {r.name: r.category for r in self.relations()}
+
     def labels(self) -> set[str]:
         return {r.name for r in self.relations()}
 
@@ -69,7 +83,13 @@ class Palette(BaseModel):
 
 
 def parse_palette(data: object, source: str = "<palette>") -> Palette:
-    """Validate a palette document; errors name the file, the field path and the problem."""
+    """Validate a palette document (a dict, or its JSON text); errors name the file, the field
+    path and the problem."""
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise PaletteError(f"{source}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
     if isinstance(data, dict) and "relation_palette_hypothesis" in data:
         data = data["relation_palette_hypothesis"]
     if not isinstance(data, dict) or not data:
@@ -112,3 +132,15 @@ def load_palette(path: Path) -> Palette:
     except json.JSONDecodeError as exc:
         raise PaletteError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
     return parse_palette(data, str(path))
+
+
+def stored_palette(store: Store, domain: str) -> Palette | None:
+    """The palette stored on the domain (with its accepted new relations), or None."""
+    rows = store.query("core/domain_palette", domain=domain)
+    if not rows or not rows[0]["palette"]:
+        return None
+    palette = parse_palette(rows[0]["palette"], f"palette of domain {domain!r}")
+    new: Any = rows[0].get("new_relations")
+    if new:
+        palette.new_relations = {k: PaletteRelation(**v) for k, v in json.loads(new).items()}
+    return palette

@@ -11,6 +11,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+from kg.errors import InputError
+
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 MAX_HOPS = 3
 # The published file marks a missing relation with the label `None`: imported, but reported.
@@ -20,7 +22,7 @@ _TOPIC_NUMBER = re.compile(r"^topic_(\d+)$")
 _EDGE = re.compile(r" -- (.*?) --> ")
 
 
-class PathSyntaxError(ValueError):
+class PathSyntaxError(InputError):
     """A path string that is not `key -- LABEL --> key` with 1-3 edges."""
 
 

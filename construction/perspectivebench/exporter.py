@@ -18,11 +18,12 @@ from typing import Any
 
 from construction.perspectivebench.models import dump_line
 from construction.perspectivebench.plan import render_pool_entry
+from kg.errors import InputError
 from kg.paths import format_signature, reason_keys
 from kg.store import Store
 
 
-class ExportError(ValueError):
+class ExportError(InputError):
     """A question in the graph lacks something the format needs (e.g. an int `id`)."""
 
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from kg.errors import InputError
 from kg.ids import chunk_uid
 
 
-class ChunkInputError(ValueError):
+class ChunkInputError(InputError):
     pass
 
 

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from kg.errors import LLMError
 from kg.prompt_files import load_prompt
 
 M = TypeVar("M", bound=BaseModel)
@@ -20,7 +21,7 @@ SYSTEM = ("You are a careful knowledge engineer building a benchmark from textbo
           "Reply with one JSON object that matches the requested schema, nothing else.")
 
 
-class RejectedReply(ValueError):
+class RejectedReply(LLMError, ValueError):
     """A reply that failed validation; `reason` is a short counter key."""
 
     def __init__(self, reason: str, detail: str = "") -> None:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.llm_route import RejectedReply
+from kg.errors import InputError
 from kg.ids import concept_uid, relates_uid
 from kg.palette import LABEL, Palette, PaletteRelation
 
@@ -85,7 +86,7 @@ def validate_relation(item: RelationItem, a_key: str, b_key: str, palette: Palet
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         if ctx.palette is None:
-            raise ValueError(f"domain {ctx.domain!r} has no relation palette: pass --palette FILE")
+            raise InputError(f"domain {ctx.domain!r} has no relation palette: pass --palette FILE")
         pairs = ctx.store.query("pipeline/candidate_pairs", domain=ctx.domain,
                                 limit=ctx.config.key_evidence)
         todo = ctx.pending(STAGE, rep, pairs, item=pair_item)

@@ -17,6 +17,7 @@ from construction.pipeline import chunks as chunk_stage
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, ProgressFactory, StageReport, log
 from construction.pipeline.llm_route import BuildLLM
+from kg.errors import InputError
 from kg.ids import build_run_uid
 from kg.palette import load_palette, stored_palette
 from kg.store import Store
@@ -87,10 +88,10 @@ def build_domain(
     its finished items); `from_stage` resets that stage and every later one, then runs them."""
     for name in [from_stage, *(only or [])]:
         if name is not None and name not in STAGES:
-            raise ValueError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
+            raise InputError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
     if from_stage and only:
         # A reset invalidates every later stage, so they all have to run again.
-        raise ValueError("--from-stage reruns every stage from the one named: do not combine "
+        raise InputError("--from-stage reruns every stage from the one named: do not combine "
                          "it with a single stage")
     # Validate every input before the first write: bad input leaves the graph as it was.
     palette = load_palette(palette_path) if palette_path else None

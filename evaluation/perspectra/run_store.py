@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from evaluation.perspectra.metrics import TaskScores
 from evaluation.perspectra.scoring import is_correct, parse_for, score
 from kg import __version__
+from kg.errors import StoreError
 from kg.ids import content_uid, task_answer_uid
-from kg.store import Store, StoreError
+from kg.store import Store
 from kg.task_items import TaskItem
 
 

@@ -5,10 +5,7 @@ questions and concepts. Heavy work is imported inside the commands so `kg --help
 from __future__ import annotations
 
 import json
-import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -16,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.table import Table
 
-from kg.cli.console import console, err_console, fail
+from kg.cli.console import console, err_console, fail, open_store
 
 if TYPE_CHECKING:
     from kg.queries.concepts import ConceptHit
@@ -42,21 +39,6 @@ DomainOpt = Annotated[str | None, typer.Option("--domain", "-d", help="Only this
 PaletteOpt = Annotated[list[str] | None, typer.Option(
     "--palette", help="Relation palette JSON (published format): FILE for every domain or "
     "DOMAIN=FILE; repeatable.")]
-
-
-@contextmanager
-def _store() -> Iterator[Store]:
-    from neo4j.exceptions import Neo4jError, ServiceUnavailable
-
-    from kg.store import Store, StoreError
-
-    # Schema hints ("property does not exist yet") are noise on an empty graph.
-    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    try:
-        with Store() as store:
-            yield store
-    except (StoreError, ServiceUnavailable, Neo4jError) as e:
-        fail(f"{type(e).__name__}: {e}")
 
 
 def _echo_json(data: Any) -> None:
@@ -108,7 +90,7 @@ def import_perspectivebench_cmd(
     if skip_invalid and rejects is None:
         rejects = Path("perspectivebench.rejects.jsonl")
     palettes = _load_palettes(palette)
-    with _store() as store:
+    with open_store() as store:
         try:
             report = import_perspectivebench(
                 store, files, skip_invalid=skip_invalid, rejects_path=rejects,
@@ -169,13 +151,10 @@ def export_perspectivebench_cmd(
     domain: DomainOpt = None,
 ) -> None:
     """Write the graph's questions back in the PerspectiveBench JSONL format."""
-    from construction.perspectivebench.exporter import ExportError, export_perspectivebench
+    from construction.perspectivebench.exporter import export_perspectivebench
 
-    with _store() as store:
-        try:
-            n = export_perspectivebench(store, out, domain=domain)
-        except ExportError as e:
-            fail(str(e))
+    with open_store() as store:
+        n = export_perspectivebench(store, out, domain=domain)
     console.print(f"wrote {n:,} question(s) to {out}", highlight=False)
 
 
@@ -188,7 +167,7 @@ def stats(
     baseline (an answer that states every valid path)."""
     from kg.queries.stats import benchmark_stats
 
-    with _store() as store:
+    with open_store() as store:
         rows = benchmark_stats(store, domain)
     data = [r.model_dump() for r in rows]
     if fmt is StatsFmt.json:
@@ -259,7 +238,7 @@ def concepts(
     """List concepts, or search them by text (key, summary, topic words)."""
     from kg.queries.concepts import list_concepts, search_concepts
 
-    with _store() as store:
+    with open_store() as store:
         hits = (search_concepts(store, search, domain=domain, limit=limit) if search
                 else list_concepts(store, domain=domain, limit=limit))
     if fmt is Fmt.json:
@@ -280,7 +259,7 @@ def paths(
     """Every simple directed path of 1..max-hops edges from A to B, grouped by label signature."""
     from kg.queries.paths import paths_between
 
-    with _store() as store:
+    with open_store() as store:
         start = _resolve(store, a, domain, "A")
         end = _resolve(store, b, domain or start.domain, "B")
         if start.uid == end.uid:
@@ -318,7 +297,7 @@ def perspectives(
     and show which imported questions target each."""
     from kg.queries.perspectives import group_perspectives
 
-    with _store() as store:
+    with open_store() as store:
         start = _resolve(store, a, domain, "A")
         end = _resolve(store, b, domain or start.domain, "B")
         groups = group_perspectives(store, start.domain, start.key, end.key,
@@ -350,7 +329,7 @@ def question_show(
     focused evidence and concept pool."""
     from kg.queries.questions import annotate_perspectives, question_details
 
-    with _store() as store:
+    with open_store() as store:
         found = question_details(store, qid, domain)
         if not found:
             fail(f"no question with id {qid}" + (f" in {domain}" if domain else ""))

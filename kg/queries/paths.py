@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kg.errors import InputError
 from kg.queries.models import GraphPath, PathGroup
 from kg.store import Store
 
@@ -10,7 +11,7 @@ MAX_HOPS = 3
 
 def check_hops(max_hops: int) -> int:
     if not 1 <= max_hops <= MAX_HOPS:
-        raise ValueError(f"max hops must be between 1 and {MAX_HOPS}, got {max_hops}")
+        raise InputError(f"max hops must be between 1 and {MAX_HOPS}, got {max_hops}")
     return max_hops
 
 

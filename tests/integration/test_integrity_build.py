@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from construction.build.config import BuildConfig
-from construction.build.llm_route import make_build_llm
-from construction.build.runner import build_domain
 from construction.perspectivebench.exporter import question_lines
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.llm_route import make_build_llm
+from construction.pipeline.runner import build_domain
 from kg import domains
 from kg.cli.main import app
 

@@ -134,8 +134,8 @@ def test_plan_counts_focused_evidence_outside_the_pool(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("n", [0, 1])
 def test_pairs_of_a_domain_with_fewer_than_two_concepts_are_none(n: int) -> None:
-    from construction.build.config import BuildConfig
-    from construction.build.pairs import PairScores, kept_pairs
+    from construction.pipeline.config import BuildConfig
+    from construction.pipeline.pairs import PairScores, kept_pairs
 
     scores = PairScores(keys=[f"topic_{i}" for i in range(n)], shared=[[3] * n] * n,
                         near=[[0] * n] * n, bridge=[[False] * n] * n)

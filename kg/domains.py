@@ -47,8 +47,9 @@ def all_domains(store: Store) -> list[DomainInfo]:
     return info(store, [r["name"] for r in store.query("core/domain_names")])
 
 
-def mark(store: Store, names: Iterable[str], *, imported: bool = False,
-         built: bool = False) -> None:
+def mark(
+    store: Store, names: Iterable[str], *, imported: bool = False, built: bool = False
+) -> None:
     store.query("core/domain_mark", names=sorted(set(names)), imported=imported, built=built)
 
 
@@ -59,8 +60,9 @@ def delete(store: Store, name: str, *, keep_domain: bool = False) -> dict[str, i
     return row[0] if row else {"runs_marked": 0, "nodes_deleted": 0}
 
 
-def check_build(store: Store, name: str, chunk_uids: list[str], *, replace: bool,
-                yes: bool) -> DomainInfo:
+def check_build(
+    store: Store, name: str, chunk_uids: list[str], *, replace: bool, yes: bool
+) -> DomainInfo:
     """Refuse a build that would replace imported questions or change an existing build's
     chunks, naming the choices. `replace` (with `yes`) is the caller's explicit choice."""
     d = one(store, name)
@@ -68,18 +70,24 @@ def check_build(store: Store, name: str, chunk_uids: list[str], *, replace: bool
         if not yes:
             raise DomainConflict(
                 f"--replace deletes domain {name!r}: {d.questions} question(s), referenced by "
-                f"{len(d.runs)} run(s); add --yes to confirm")
+                f"{len(d.runs)} run(s); add --yes to confirm"
+            )
         return d
     new = sorted(set(chunk_uids) - set(d.chunk_uids))
     if d.imported:
-        why = (f"domain {name!r} holds {d.imported_questions} imported question(s) "
-               f"(referenced by {len(d.runs)} run(s)); a build would replace them")
+        why = (
+            f"domain {name!r} holds {d.imported_questions} imported question(s) "
+            f"(referenced by {len(d.runs)} run(s)); a build would replace them"
+        )
     elif d.built and d.chunk_uids and new:
-        why = (f"domain {name!r} was built from {len(d.chunk_uids)} chunk(s); these chunks "
-               f"add {len(new)} new one(s), which would rebuild and renumber its "
-               f"{d.questions} question(s) (referenced by {len(d.runs)} run(s))")
+        why = (
+            f"domain {name!r} was built from {len(d.chunk_uids)} chunk(s); these chunks "
+            f"add {len(new)} new one(s), which would rebuild and renumber its "
+            f"{d.questions} question(s) (referenced by {len(d.runs)} run(s))"
+        )
     else:
         return d  # a new domain, or a rerun/resume of the same build
     raise DomainConflict(
         f"{why}. Choose: a new domain name (`kg build NEW_NAME ...`), or `--replace --yes` "
-        "(deletes the domain's questions; the runs that referenced them are kept and marked)")
+        "(deletes the domain's questions; the runs that referenced them are kept and marked)"
+    )

@@ -34,7 +34,8 @@ class LeaseHeld(StoreError):
         super().__init__(
             f"{key} is being executed by {owner}{beat}; only one process may run it at a "
             "time. Wait for it to finish or stop it; if that process died, its lease "
-            f"expires {DEFAULT_TTL_S:.0f} s after its last heartbeat and a rerun takes it over")
+            f"expires {DEFAULT_TTL_S:.0f} s after its last heartbeat and a rerun takes it over"
+        )
 
 
 def owner_id() -> str:
@@ -46,8 +47,16 @@ class Lease:
     """A held lease. `healthy` turns False when a heartbeat could not be written (the
     database is gone) or found the lease taken over; `problem` says which."""
 
-    def __init__(self, store: Store, key: str, run_uid: str, kind: str, owner: str,
-                 ttl_s: float, heartbeat_s: float) -> None:
+    def __init__(
+        self,
+        store: Store,
+        key: str,
+        run_uid: str,
+        kind: str,
+        owner: str,
+        ttl_s: float,
+        heartbeat_s: float,
+    ) -> None:
         self.store, self.key, self.run_uid, self.kind = store, key, run_uid, kind
         self.owner, self.ttl_s, self.heartbeat_s = owner, ttl_s, heartbeat_s
         self.problem: str | None = None
@@ -62,21 +71,34 @@ class Lease:
     def acquire(self) -> Lease:
         for stmt in cypher_files.statements("schema/leases"):
             self.store.run_text(stmt)
-        row = self.store.query("core/lease_acquire", key=self.key, owner=self.owner,
-                               run_uid=self.run_uid, kind=self.kind,
-                               ttl_ms=int(self.ttl_s * 1000))[0]
-        if not row["acquired"] and _dead_here(row["prev_owner"]) and self.store.query(
-                "core/lease_takeover", key=self.key, dead_owner=row["prev_owner"],
-                owner=self.owner, run_uid=self.run_uid, kind=self.kind,
-                ttl_ms=int(self.ttl_s * 1000))[0]["taken"]:
+        row = self.store.query(
+            "core/lease_acquire",
+            key=self.key,
+            owner=self.owner,
+            run_uid=self.run_uid,
+            kind=self.kind,
+            ttl_ms=int(self.ttl_s * 1000),
+        )[0]
+        if (
+            not row["acquired"]
+            and _dead_here(row["prev_owner"])
+            and self.store.query(
+                "core/lease_takeover",
+                key=self.key,
+                dead_owner=row["prev_owner"],
+                owner=self.owner,
+                run_uid=self.run_uid,
+                kind=self.kind,
+                ttl_ms=int(self.ttl_s * 1000),
+            )[0]["taken"]
+        ):
             row = {**row, "acquired": True}  # its process is gone: no need to wait for expiry
         if not row["acquired"]:
             since = row["since_heartbeat_ms"]
             raise LeaseHeld(self.key, row["prev_owner"], since / 1000 if since else None)
         if row["prev_owner"] and row["prev_owner"] != self.owner:
             self.took_over = row["prev_owner"]
-        self._thread = threading.Thread(target=self._beat, daemon=True,
-                                        name=f"lease-{self.key}")
+        self._thread = threading.Thread(target=self._beat, daemon=True, name=f"lease-{self.key}")
         self._thread.start()
         return self
 
@@ -86,14 +108,20 @@ class Lease:
                 self.problem = f"cannot write to Neo4j ({refused})"
                 return
             try:
-                held = self.store.query("core/lease_heartbeat", key=self.key, owner=self.owner,
-                                        ttl_ms=int(self.ttl_s * 1000))[0]["held"]
+                held = self.store.query(
+                    "core/lease_heartbeat",
+                    key=self.key,
+                    owner=self.owner,
+                    ttl_ms=int(self.ttl_s * 1000),
+                )[0]["held"]
             except Exception as exc:  # noqa: BLE001 - any failure to reach the database
                 self.problem = f"cannot write to Neo4j ({type(exc).__name__}: {exc})"[:500]
                 return
             if not held:
-                self.problem = (f"the lease on {self.key} was taken over by another process "
-                                "(this one was presumed dead)")
+                self.problem = (
+                    f"the lease on {self.key} was taken over by another process "
+                    "(this one was presumed dead)"
+                )
                 return
 
     def release(self) -> None:
@@ -127,19 +155,33 @@ def _bolt_refuses(store: Store) -> str | None:
     where a query would sit in the driver's retry loop for up to 30 s."""
     url = urlsplit(store.settings.bolt_uri)
     try:
-        socket.create_connection((url.hostname or "127.0.0.1", url.port or 7687),
-                                 timeout=2).close()
+        socket.create_connection((url.hostname or "127.0.0.1", url.port or 7687), timeout=2).close()
     except OSError as exc:
         return f"{store.settings.bolt_uri} refuses connections: {exc}"
     return None
 
 
 @contextmanager
-def hold(store: Store, key: str, run_uid: str, kind: str, *, ttl_s: float = DEFAULT_TTL_S,
-         heartbeat_s: float | None = None, owner: str | None = None) -> Iterator[Lease]:
+def hold(
+    store: Store,
+    key: str,
+    run_uid: str,
+    kind: str,
+    *,
+    ttl_s: float = DEFAULT_TTL_S,
+    heartbeat_s: float | None = None,
+    owner: str | None = None,
+) -> Iterator[Lease]:
     """Hold the lease on `key` for the block (LeaseHeld when a live process has it)."""
-    lease = Lease(store, key, run_uid, kind, owner or owner_id(), ttl_s,
-                  heartbeat_s if heartbeat_s is not None else min(2.0, ttl_s / 6)).acquire()
+    lease = Lease(
+        store,
+        key,
+        run_uid,
+        kind,
+        owner or owner_id(),
+        ttl_s,
+        heartbeat_s if heartbeat_s is not None else min(2.0, ttl_s / 6),
+    ).acquire()
     try:
         yield lease
     finally:

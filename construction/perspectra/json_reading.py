@@ -40,8 +40,9 @@ def _checked(path: Path, items: Iterator[tuple[int, Any]]) -> Iterator[tuple[int
     if problems:
         raise PerspectraInputError(path, problems)
     if seen == 0:
-        raise PerspectraInputError(path, [Problem(None, "<file>", "no records: the file "
-                                                  "holds nothing to import")])
+        raise PerspectraInputError(
+            path, [Problem(None, "<file>", "no records: the file holds nothing to import")]
+        )
 
 
 def json_list_records(path: Path) -> Iterator[tuple[int, Any]]:

@@ -41,8 +41,10 @@ def report(exc: BaseException) -> NoReturn:
 
         lines = [p.render(source) if hasattr(p, "render") else str(p) for p in problems]
         path = write_error_report(source, lines)
-        fail(f"{len(lines)} problem(s) in {source}, nothing written:\n"
-             + "\n".join(screen_lines(lines, path)))
+        fail(
+            f"{len(lines)} problem(s) in {source}, nothing written:\n"
+            + "\n".join(screen_lines(lines, path))
+        )
     if isinstance(exc, KGError):
         fail(str(exc))
     from neo4j.exceptions import AuthError, ServiceUnavailable
@@ -50,8 +52,10 @@ def report(exc: BaseException) -> NoReturn:
     if isinstance(exc, ServiceUnavailable | AuthError):
         from kg.settings import get_settings
 
-        fail(f"Neo4j at {get_settings().bolt_uri} is not usable ({type(exc).__name__}: {exc}); "
-             "start the local server with `kg db up` or check NEO4J_URI/NEO4J_PASSWORD")
+        fail(
+            f"Neo4j at {get_settings().bolt_uri} is not usable ({type(exc).__name__}: {exc}); "
+            "start the local server with `kg db up` or check NEO4J_URI/NEO4J_PASSWORD"
+        )
     fail(f"{type(exc).__name__}: {exc}")
 
 

@@ -10,8 +10,9 @@ import typer
 
 from kg.cli.console import console, fail
 
-domain_app = typer.Typer(help="The domains in the graph: list them, delete one.",
-                         no_args_is_help=True)
+domain_app = typer.Typer(
+    help="The domains in the graph: list them, delete one.", no_args_is_help=True
+)
 
 
 def _store():
@@ -40,31 +41,54 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
     finally:
         store.close()
     if as_json:
-        typer.echo(json.dumps([{
-            "name": d.name, "origin": d.origin, "questions": d.questions,
-            "imported_questions": d.imported_questions, "chunks": len(d.chunk_uids),
-            "concepts": d.concepts, "runs": d.runs,
-            "last_build": d.last_build and {**d.last_build,
-                                            "status": status.get(d.last_build["uid"])},
-        } for d in rows], indent=2))
+        typer.echo(
+            json.dumps(
+                [
+                    {
+                        "name": d.name,
+                        "origin": d.origin,
+                        "questions": d.questions,
+                        "imported_questions": d.imported_questions,
+                        "chunks": len(d.chunk_uids),
+                        "concepts": d.concepts,
+                        "runs": d.runs,
+                        "last_build": d.last_build
+                        and {**d.last_build, "status": status.get(d.last_build["uid"])},
+                    }
+                    for d in rows
+                ],
+                indent=2,
+            )
+        )
         return
     if not rows:
-        console.print("no domains yet: `kg import perspectivebench FILE` or `kg build NAME "
-                      "--chunks FILE`")
+        console.print(
+            "no domains yet: `kg import perspectivebench FILE` or `kg build NAME --chunks FILE`"
+        )
         return
     t = Table("domain", "origin", "questions", "chunks", "concepts", "runs", "last build")
     for d in rows:
         last = status.get(d.last_build["uid"], "") if d.last_build else ""
-        t.add_row(d.name, d.origin, str(d.questions), str(len(d.chunk_uids)), str(d.concepts),
-                  str(len(d.runs)), last)
+        t.add_row(
+            d.name,
+            d.origin,
+            str(d.questions),
+            str(len(d.chunk_uids)),
+            str(d.concepts),
+            str(len(d.runs)),
+            last,
+        )
     console.print(t)
 
 
 @domain_app.command("delete")
 def delete_cmd(
     name: str = typer.Argument(..., help="the domain to delete"),
-    yes: bool = typer.Option(False, "--yes", help="confirm: deletes the domain's questions, "
-                             "paths, concepts, facts and chunks"),
+    yes: bool = typer.Option(
+        False,
+        "--yes",
+        help="confirm: deletes the domain's questions, paths, concepts, facts and chunks",
+    ),
 ) -> None:
     """Delete one domain and everything in it; runs that referenced it are kept and marked."""
     from kg import domains
@@ -76,15 +100,19 @@ def delete_cmd(
             known = [x.name for x in domains.all_domains(store)]
             fail(f"no domain {name!r} (domains: {', '.join(known) or 'none'})")
         if not yes:
-            fail(f"this deletes domain {name!r} ({d.origin}): {d.questions} question(s), "
-                 f"{len(d.chunk_uids)} chunk(s), {d.concepts} concept(s); {len(d.runs)} run(s) "
-                 "referenced it (kept and marked). Add --yes to confirm")
+            fail(
+                f"this deletes domain {name!r} ({d.origin}): {d.questions} question(s), "
+                f"{len(d.chunk_uids)} chunk(s), {d.concepts} concept(s); {len(d.runs)} run(s) "
+                "referenced it (kept and marked). Add --yes to confirm"
+            )
         gone = domains.delete(store, name)
     finally:
         store.close()
-    console.print(f"deleted domain {name}: {gone['nodes_deleted']} node(s); "
-                  f"{gone['runs_marked']} run(s) that referenced it kept and marked "
-                  "(Run.deleted_domains)")
+    console.print(
+        f"deleted domain {name}: {gone['nodes_deleted']} node(s); "
+        f"{gone['runs_marked']} run(s) that referenced it kept and marked "
+        "(Run.deleted_domains)"
+    )
 
 
 def register(app: typer.Typer) -> None:

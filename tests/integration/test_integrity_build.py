@@ -28,7 +28,8 @@ def _scripted_replies():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "build_llm_replies", Path(__file__).with_name("test_build_llm.py"))
+        "build_llm_replies", Path(__file__).with_name("test_build_llm.py")
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -44,8 +45,10 @@ def question_reply(body):
 
     user = next(m["content"] for m in body["messages"] if m["role"] == "user")
     names = re.findall(r"^- topic_\d+ = (.*?):", user, re.M)
-    return {"question": f"How is {names[0]} connected to {names[-1]} through its mechanism?",
-            "theme": "Mechanism"}
+    return {
+        "question": f"How is {names[0]} connected to {names[-1]} through its mechanism?",
+        "theme": "Mechanism",
+    }
 
 
 def _script(server) -> None:
@@ -70,23 +73,40 @@ def _small_chunks(tmp_path: Path, n: int = 12) -> Path:
 
 
 def test_failed_calls_stop_the_build_and_the_rerun_equals_a_clean_build(
-        store, llm_server, tmp_path, monkeypatch):
+    store, llm_server, tmp_path, monkeypatch
+):
     chunks = _small_chunks(tmp_path)
     assert FAILING in chunks.read_text()
     failing = llm_server.add_rule(match=facts_request_with(FAILING), status=500)
     _script(llm_server)
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    res = CliRunner().invoke(app, [
-        "build", "zq_resumed", "--chunks", str(chunks), "--palette", str(DEMO / "palette.json"),
-        "--model", "test-model", "--base-url", llm_server.base_url, "--no-cache"],
-        env={"COLUMNS": "400"})
+    res = CliRunner().invoke(
+        app,
+        [
+            "build",
+            "zq_resumed",
+            "--chunks",
+            str(chunks),
+            "--palette",
+            str(DEMO / "palette.json"),
+            "--model",
+            "test-model",
+            "--base-url",
+            llm_server.base_url,
+            "--no-cache",
+        ],
+        env={"COLUMNS": "400"},
+    )
     assert res.exit_code == 2, res.output
     assert "incomplete: 1 item(s) of stage facts failed (call_failed 1)" in res.output
-    run = store.run_text("MATCH (r:Run {kind: 'build', domain: 'zq_resumed'}) RETURN r.status AS s,"
-                         " r.failed_items AS n, r.allow_partial AS p")
+    run = store.run_text(
+        "MATCH (r:Run {kind: 'build', domain: 'zq_resumed'}) RETURN r.status AS s,"
+        " r.failed_items AS n, r.allow_partial AS p"
+    )
     assert run == [{"s": "incomplete", "n": 1, "p": False}]
-    assert store.run_text("MATCH (c:Concept {domain: 'zq_resumed'}) RETURN count(c) AS n"
-                          )[0]["n"] == 0  # no later stage ran on the partial facts
+    assert (
+        store.run_text("MATCH (c:Concept {domain: 'zq_resumed'}) RETURN count(c) AS n")[0]["n"] == 0
+    )  # no later stage ran on the partial facts
 
     failing.times = 0  # the server recovers
     llm = make_build_llm(config=llm_server.config(role="builder"))
@@ -95,26 +115,41 @@ def test_failed_calls_stop_the_build_and_the_rerun_equals_a_clean_build(
     facts = next(s for s in again.stages if s["stage"] == "facts")
     assert facts["resumed"] == facts["items"] - 1  # only the failed chunk was asked again
 
-    clean = build_domain(store, BuildConfig(domain="zq_clean"), chunk_paths=[chunks],
-                         palette_path=DEMO / "palette.json", llm=llm)
+    clean = build_domain(
+        store,
+        BuildConfig(domain="zq_clean"),
+        chunk_paths=[chunks],
+        palette_path=DEMO / "palette.json",
+        llm=llm,
+    )
     assert clean.status == "done" and clean.summary["questions"] > 0
     assert _benchmark(store, "zq_resumed") == _benchmark(store, "zq_clean")
 
 
 def facts_request_with(phrase: str):
     """Match the facts request of the chunk holding `phrase` (and nothing else)."""
+
     def match(body) -> bool:
         text = " ".join(str(m.get("content")) for m in body.get("messages", []))
         return "Extract single-fact sentences" in text and phrase in text
+
     return match
 
 
 def test_two_domain_names_give_the_same_benchmark(store, tmp_path):
     chunks = _small_chunks(tmp_path, 30)
-    a = build_domain(store, BuildConfig(domain="demo_a"), chunk_paths=[chunks],
-                     palette_path=DEMO / "palette.json")
-    b = build_domain(store, BuildConfig(domain="demo_b"), chunk_paths=[chunks],
-                     palette_path=DEMO / "palette.json")
+    a = build_domain(
+        store,
+        BuildConfig(domain="demo_a"),
+        chunk_paths=[chunks],
+        palette_path=DEMO / "palette.json",
+    )
+    b = build_domain(
+        store,
+        BuildConfig(domain="demo_b"),
+        chunk_paths=[chunks],
+        palette_path=DEMO / "palette.json",
+    )
     assert a.status == b.status == "done"
     assert a.summary == b.summary
     assert _benchmark(store, "demo_a") == _benchmark(store, "demo_b")
@@ -133,9 +168,13 @@ def test_build_into_an_imported_domain_is_refused_with_the_choices(store, shared
     assert f"{physics.imported_questions} imported question(s)" in msg
     assert "new domain name" in msg and "--replace --yes" in msg
     assert {k: v for k, v in store.node_counts().items() if k != "Lease"} == {
-        k: v for k, v in before.items() if k != "Lease"}
-    res = CliRunner().invoke(app, ["build", "physics", "--chunks", str(DEMO / "chunks.json"),
-                                   "--replace"], env={"COLUMNS": "400"})
+        k: v for k, v in before.items() if k != "Lease"
+    }
+    res = CliRunner().invoke(
+        app,
+        ["build", "physics", "--chunks", str(DEMO / "chunks.json"), "--replace"],
+        env={"COLUMNS": "400"},
+    )
     assert res.exit_code == 1 and "add --yes" in res.output
     listed = CliRunner().invoke(app, ["domain", "list", "--json"])
     assert listed.exit_code == 0
@@ -145,8 +184,9 @@ def test_build_into_an_imported_domain_is_refused_with_the_choices(store, shared
 
 def test_changed_chunks_are_refused_and_replace_marks_the_runs(store, tmp_path):
     small = _small_chunks(tmp_path, 10)
-    build_domain(store, BuildConfig(domain="grow"), chunk_paths=[small],
-                 palette_path=DEMO / "palette.json")
+    build_domain(
+        store, BuildConfig(domain="grow"), chunk_paths=[small], palette_path=DEMO / "palette.json"
+    )
     again = build_domain(store, BuildConfig(domain="grow"), chunk_paths=[small])  # a rerun
     assert again.status == "done"
     store.run_text("""MATCH (q:Question {domain: 'grow'}) WITH q LIMIT 1
@@ -157,8 +197,9 @@ def test_changed_chunks_are_refused_and_replace_marks_the_runs(store, tmp_path):
     more = _small_chunks(tmp_path / "more", 12)
     with pytest.raises(domains.DomainConflict, match="add 2 new one"):
         build_domain(store, BuildConfig(domain="grow"), chunk_paths=[more])
-    result = build_domain(store, BuildConfig(domain="grow"), chunk_paths=[more], replace=True,
-                          yes=True)
+    result = build_domain(
+        store, BuildConfig(domain="grow"), chunk_paths=[more], replace=True, yes=True
+    )
     assert result.status == "done" and result.summary["chunks"] == 12
     marked = store.run_text("MATCH (r:Run {uid: 'old-run'}) RETURN r.deleted_domains AS d")
     assert marked == [{"d": ["grow"]}]

@@ -33,15 +33,24 @@ def bench(store, shared_data):
 
 def _spec(llm_server, run_id: str, limit: int = 3, **kw) -> RunSpec:
     cfg = {"concurrency": 2, "max_retries": 2}
-    return RunSpec(kind="eval", run_id=run_id, responder="llm",
-                   responder_llm=llm_server.config(role="responder", **cfg), judge="llm",
-                   judge_llm=llm_server.config(role="judge", model="judge-model", **cfg),
-                   domains=["physics"], limit=limit, setting=Setting.oracle, **kw)
+    return RunSpec(
+        kind="eval",
+        run_id=run_id,
+        responder="llm",
+        responder_llm=llm_server.config(role="responder", **cfg),
+        judge="llm",
+        judge_llm=llm_server.config(role="judge", model="judge-model", **cfg),
+        domains=["physics"],
+        limit=limit,
+        setting=Setting.oracle,
+        **kw,
+    )
 
 
 def _answers(store, run_id: str) -> int:
-    return store.run_text("MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: $r}) RETURN count(a) AS n",
-                          r=run_id)[0]["n"]
+    return store.run_text(
+        "MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: $r}) RETURN count(a) AS n", r=run_id
+    )[0]["n"]
 
 
 def test_empty_replies_fail_items_are_never_scored_and_history_is_kept(bench, llm_server):
@@ -70,8 +79,9 @@ def test_garbage_200_bodies_are_retried_not_failed_at_once(bench, llm_server):
 
 
 def test_a_live_lease_refuses_a_second_owner_and_a_dead_one_is_taken_over(bench):
-    dead = leases.Lease(bench, "run:lease-test", "lease-test", "eval", "deadhost:1:1",
-                        ttl_s=6.0, heartbeat_s=0.5).acquire()
+    dead = leases.Lease(
+        bench, "run:lease-test", "lease-test", "eval", "deadhost:1:1", ttl_s=6.0, heartbeat_s=0.5
+    ).acquire()
     with pytest.raises(leases.LeaseHeld, match="deadhost:1:1"):
         leases.hold(bench, "run:lease-test", "lease-test", "eval").__enter__()
     dead._stop.set()  # the owner dies: no more heartbeats
@@ -79,13 +89,16 @@ def test_a_live_lease_refuses_a_second_owner_and_a_dead_one_is_taken_over(bench)
     time.sleep(6.5)
     with leases.hold(bench, "run:lease-test", "lease-test", "eval") as lease:
         assert lease.took_over == "deadhost:1:1" and lease.healthy
-    assert bench.run_text("MATCH (l:Lease {key: 'run:lease-test'}) RETURN count(l) AS n"
-                          )[0]["n"] == 0  # released at the end
+    assert (
+        bench.run_text("MATCH (l:Lease {key: 'run:lease-test'}) RETURN count(l) AS n")[0]["n"] == 0
+    )  # released at the end
 
 
 def test_a_running_run_without_a_live_lease_is_listed_interrupted(bench):
-    bench.run_text("MERGE (r:Run {uid: 'died-run'}) SET r.kind = 'eval', r.status = 'running',"
-                   " r.started_at = '2026-01-01T00:00:00+00:00'")
+    bench.run_text(
+        "MERGE (r:Run {uid: 'died-run'}) SET r.kind = 'eval', r.status = 'running',"
+        " r.started_at = '2026-01-01T00:00:00+00:00'"
+    )
     rows = {r["uid"]: r for r in leases.effective_status(bench, list_runs(bench))}
     assert rows["died-run"]["status"] == "interrupted"
     with leases.hold(bench, "run:died-run", "died-run", "eval"):
@@ -97,10 +110,34 @@ def test_a_running_run_without_a_live_lease_is_listed_interrupted(bench):
 def _kg_eval(llm_server, run_id: str) -> subprocess.Popen:
     env = {**os.environ, "OPENAI_API_KEY": "test-key", "COLUMNS": "400"}
     return subprocess.Popen(
-        [sys.executable, "-m", "kg.cli.main", "eval", "run", "--model", "test-model",
-         "--base-url", llm_server.base_url, "--judge", "judge-model", "--domain", "physics",
-         "--limit", "4", "--run-id", run_id, "--no-cache", "--concurrency", "1"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "kg.cli.main",
+            "eval",
+            "run",
+            "--model",
+            "test-model",
+            "--base-url",
+            llm_server.base_url,
+            "--judge",
+            "judge-model",
+            "--domain",
+            "physics",
+            "--limit",
+            "4",
+            "--run-id",
+            run_id,
+            "--no-cache",
+            "--concurrency",
+            "1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def test_two_processes_on_one_run_id_do_the_work_once(bench, llm_server):
@@ -108,7 +145,8 @@ def test_two_processes_on_one_run_id_do_the_work_once(bench, llm_server):
     first = _kg_eval(llm_server, "same-id")
     deadline = time.time() + 120
     while time.time() < deadline and not bench.run_text(
-            "MATCH (l:Lease {key: 'run:same-id'}) RETURN l.owner AS o"):
+        "MATCH (l:Lease {key: 'run:same-id'}) RETURN l.owner AS o"
+    ):
         assert first.poll() is None, first.stdout.read()
         time.sleep(0.2)
     second = _kg_eval(llm_server, "same-id")

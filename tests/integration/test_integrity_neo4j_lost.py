@@ -29,8 +29,14 @@ def throwaway(shared_data):
     from kg.store import Store
 
     env = {**os.environ, **PORTS, "KG_START_TIMEOUT_S": "900"}
-    subprocess.run([sys.executable, "-m", "kg.cli.main", "db", "up"], env=env, check=True,
-                   cwd=ROOT, timeout=1000, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "kg.cli.main", "db", "up"],
+        env=env,
+        check=True,
+        cwd=ROOT,
+        timeout=1000,
+        capture_output=True,
+    )
     settings = get_settings(bolt_port=7726, http_port=7736)
     with Store(settings) as store:
         store.wipe()
@@ -53,11 +59,34 @@ def test_neo4j_killed_mid_eval_stops_the_run_with_one_clear_error(throwaway, llm
     ledger.unlink(missing_ok=True)  # the ledger appends per session: count this one only
     add_eval_model(llm_server, delay=0.3)
     run = subprocess.Popen(
-        [sys.executable, "-m", "kg.cli.main", "eval", "run", "--model", "test-model",
-         "--base-url", llm_server.base_url, "--judge", "judge-model", "--domain", "physics",
-         "--limit", "40", "--run-id", "lost-db", "--no-cache", "--concurrency", "2"],
-        cwd=ROOT, env={**env, "OPENAI_API_KEY": "k", "COLUMNS": "400"},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "kg.cli.main",
+            "eval",
+            "run",
+            "--model",
+            "test-model",
+            "--base-url",
+            llm_server.base_url,
+            "--judge",
+            "judge-model",
+            "--domain",
+            "physics",
+            "--limit",
+            "40",
+            "--run-id",
+            "lost-db",
+            "--no-cache",
+            "--concurrency",
+            "2",
+        ],
+        cwd=ROOT,
+        env={**env, "OPENAI_API_KEY": "k", "COLUMNS": "400"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     deadline = time.time() + 300
     while len(llm_server.requests_matching(ANSWER_MARKER)) < 6:
         assert run.poll() is None and time.time() < deadline

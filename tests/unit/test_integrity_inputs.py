@@ -137,8 +137,12 @@ def test_pairs_of_a_domain_with_fewer_than_two_concepts_are_none(n: int) -> None
     from construction.pipeline.config import BuildConfig
     from construction.pipeline.pairs import PairScores, kept_pairs
 
-    scores = PairScores(keys=[f"topic_{i}" for i in range(n)], shared=[[3] * n] * n,
-                        near=[[0] * n] * n, bridge=[[False] * n] * n)
+    scores = PairScores(
+        keys=[f"topic_{i}" for i in range(n)],
+        shared=[[3] * n] * n,
+        near=[[0] * n] * n,
+        bridge=[[False] * n] * n,
+    )
     assert kept_pairs(scores, BuildConfig(domain="d")) == []
 
 

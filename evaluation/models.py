@@ -65,6 +65,8 @@ class EvalQuestion(BaseModel):
     paths: list[EvalPath]
     evidence: list[Fact] = Field(default_factory=list)
     concepts: dict[str, str | None] = Field(default_factory=dict)  # key -> summary
+    concept_words: dict[str, list[str]] = Field(default_factory=dict)  # key -> topic words
+    relation_meanings: dict[str, str] = Field(default_factory=dict)  # label -> palette text
 
     @property
     def targets(self) -> list[EvalPath]:

@@ -21,11 +21,41 @@ DEFAULT_PATH_THRESHOLD = 0.8
 DEFAULT_CLAIM_THRESHOLD = 0.7
 
 
+def claims_and_relevancy(
+    q: EvalQuestion, answer: str, gt: list[Fact], threshold: float
+) -> tuple[list[ClaimResult], float]:
+    """Each answer sentence as a claim (supported by its nearest ground-truth sentence at
+    cosine >= threshold), and the answer/question cosine."""
+    sentences = split_sentences(answer)
+    vecs = embed([*sentences, *[f.text for f in gt], q.text, answer or " "])
+    n_s, n_g = len(sentences), len(gt)
+    s_vec, g_vec = vecs[:n_s], vecs[n_s : n_s + n_g]
+    claims = []
+    if n_s:
+        sim = s_vec @ g_vec.T if n_g else np.zeros((n_s, 0))
+        for k, sentence in enumerate(sentences):
+            j = int(sim[k].argmax()) if n_g else -1
+            ok = n_g > 0 and sim[k, j] >= threshold
+            claims.append(
+                ClaimResult(
+                    text=sentence,
+                    supported=bool(ok),
+                    supporting=gt[j].text if ok else None,
+                    supporting_fact=gt[j].uid if ok else None,
+                )
+            )
+    relevancy = float(vecs[-1] @ vecs[-2]) if answer.strip() else 0.0
+    return claims, relevancy
+
+
 class EmbeddingJudge:
     offline = True
 
-    def __init__(self, path_threshold: float = DEFAULT_PATH_THRESHOLD,
-                 claim_threshold: float = DEFAULT_CLAIM_THRESHOLD) -> None:
+    def __init__(
+        self,
+        path_threshold: float = DEFAULT_PATH_THRESHOLD,
+        claim_threshold: float = DEFAULT_CLAIM_THRESHOLD,
+    ) -> None:
         self.path_threshold = path_threshold
         self.claim_threshold = claim_threshold
         self.name = f"baseline:embedding(path>={path_threshold},claim>={claim_threshold})"
@@ -55,18 +85,28 @@ class EmbeddingJudge:
             i += p.hops
             edges = [bool(s >= self.path_threshold) for s in sims]
             present = all(edges)
-            result.verdicts.append(PathVerdict(
-                path_uid=p.uid, present=present, partial=sum(edges) / p.hops,
-                edges_present=edges,
-                reason=f"best sentence cosine per edge: {', '.join(f'{s:.2f}' for s in sims)}"))
+            result.verdicts.append(
+                PathVerdict(
+                    path_uid=p.uid,
+                    present=present,
+                    partial=sum(edges) / p.hops,
+                    edges_present=edges,
+                    reason=f"best sentence cosine per edge: {', '.join(f'{s:.2f}' for s in sims)}",
+                )
+            )
         if n_s:
             sim = s_vec @ g_vec.T if n_g else np.zeros((n_s, 0))
             for k, sentence in enumerate(sentences):
                 j = int(sim[k].argmax()) if n_g else -1
                 ok = n_g > 0 and sim[k, j] >= self.claim_threshold
-                result.claims.append(ClaimResult(
-                    text=sentence, supported=bool(ok), supporting=gt[j].text if ok else None,
-                    supporting_fact=gt[j].uid if ok else None))
+                result.claims.append(
+                    ClaimResult(
+                        text=sentence,
+                        supported=bool(ok),
+                        supporting=gt[j].text if ok else None,
+                        supporting_fact=gt[j].uid if ok else None,
+                    )
+                )
         result.relevancy = float(a_vec @ q_vec) if answer.strip() else 0.0
         result.relevancy_method = "embedding-cosine(answer,question)"
         return result

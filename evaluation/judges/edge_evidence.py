@@ -1,0 +1,211 @@
+"""The offline judge that reads paraphrase: edge by edge, concept mentions plus relation cues.
+
+For an edge A -LABEL-> B it looks for an answer window (a sentence, or two consecutive ones)
+that (1) speaks about A and about B, recognised from the graph's names, topic words, entities
+and summaries (`concepts.py`), never from the stored reason text, and (2) states the relation:
+a cue phrase of the label's family (`relations.py`) standing between the two mentions in the
+right order for its voice ("A causes B", "B is caused by A"); symmetric families need no order.
+A cue whose direction cannot be read from the window (both mentions on one side) counts as
+`undirected_credit`. A path is present only when every edge is.
+
+Thresholds (`concept_threshold`, `undirected_credit`, `window`) were chosen on the judge gold
+dev split by cross-validation over questions (`benchmarks/judge_validity.py`); the defaults
+here are the values chosen there. Claims and relevancy reuse the embedding baseline's
+sentence matching (they are separate metrics from the path checklist).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import BaseModel
+
+from evaluation.judges.concepts import ConceptInfo, ConceptProfile, build_profiles
+from evaluation.judges.relations import QUALIFIERS, Relation, relation_for
+from evaluation.judges.text import STOPWORDS, stem, windows, words
+from evaluation.models import EvalQuestion, Fact, JudgeResult, PathVerdict
+
+DEFAULT_CONCEPT_THRESHOLD = 2.0
+DEFAULT_UNDIRECTED_CREDIT = 1.0
+DEFAULT_WINDOW = 2
+EDGE_THRESHOLD = 0.5
+_MENTION_MIN = 0.75  # a word at least this typical of a concept marks where it is mentioned
+_NEGATORS = {"not", "never", "no", "nor", "neither", "without", "n't", "hardly"}
+
+
+class EdgeFinding(BaseModel):
+    score: float
+    window: str | None = None
+    cue: str | None = None
+    direction: str | None = None  # "forward", "undetermined", "symmetric"
+
+
+class _Window:
+    __slots__ = ("text", "stems", "stem_set")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.stems = [stem(w) for w in words(text)]
+        self.stem_set = {s for s in self.stems if s not in STOPWORDS}
+
+
+def concept_infos(q: EvalQuestion) -> list[ConceptInfo]:
+    keys = dict.fromkeys(k for p in q.paths for k in p.concept_keys)
+    return [
+        ConceptInfo(key=k, summary=q.concepts.get(k), topic_words=q.concept_words.get(k, []))
+        for k in keys
+    ]
+
+
+def _positions(w: _Window, profile: ConceptProfile, other: ConceptProfile) -> list[int]:
+    out = []
+    for i, s in enumerate(w.stems):
+        mine = profile.weights.get(s, 0.0)
+        if mine >= _MENTION_MIN and mine > other.weights.get(s, 0.0):
+            out.append(i)
+    return out
+
+
+def _find(seq: list[str], cue: tuple[str, ...]) -> list[int]:
+    n = len(cue)
+    first = cue[0]
+    return [i for i in range(len(seq) - n + 1) if seq[i] == first and tuple(seq[i : i + n]) == cue]
+
+
+def _negated(seq: list[str], i: int) -> bool:
+    return any(t in _NEGATORS or t.endswith("n't") for t in seq[max(0, i - 3) : i])
+
+
+class EdgeEvidenceJudge:
+    offline = True
+
+    def __init__(
+        self,
+        concept_threshold: float = DEFAULT_CONCEPT_THRESHOLD,
+        undirected_credit: float = DEFAULT_UNDIRECTED_CREDIT,
+        window: int = DEFAULT_WINDOW,
+        *,
+        faithfulness: bool = True,
+        claim_threshold: float | None = None,
+    ) -> None:
+        self.concept_threshold = concept_threshold
+        self.undirected_credit = undirected_credit
+        self.window = window
+        self.faithfulness = faithfulness
+        self.claim_threshold = claim_threshold
+        self.name = (
+            f"offline:edge-evidence(concept>={concept_threshold:g},"
+            f"undirected={undirected_credit:g},window={window})"
+        )
+
+    def prompt_names(self) -> list[str]:
+        return []
+
+    async def judge(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult:
+        return await asyncio.to_thread(self.judge_sync, q, answer, gt)
+
+    # -- edges -------------------------------------------------------------------------------
+    def edge_finding(
+        self, wins: list[_Window], a: ConceptProfile, b: ConceptProfile, rel: Relation
+    ) -> EdgeFinding:
+        best = EdgeFinding(score=0.0)
+        for w in wins:
+            if a.score(w.stem_set) < self.concept_threshold:
+                continue
+            if b.score(w.stem_set) < self.concept_threshold:
+                continue
+            if rel.any_relation:
+                return EdgeFinding(score=1.0, window=w.text, direction="any relation")
+            pa, pb = _positions(w, a, b), _positions(w, b, a)
+            names = set(pa) | set(pb)
+            for cue in rel.cues:
+                for i in _find(w.stems, cue.stems):
+                    if _negated(w.stems, i) or names & set(range(i, i + len(cue.stems))):
+                        continue  # negated, or the cue word is part of a concept's name
+                    if _other_qualifier(w.stems, i, rel):
+                        continue
+                    if rel.symmetric:
+                        score, direction = 1.0, "symmetric"
+                    else:
+                        direction = _direction(pa, pb, i, len(cue.stems), cue.polarity)
+                        score = {"forward": 1.0, "reverse": 0.0}.get(
+                            direction, self.undirected_credit
+                        )
+                    if score > best.score:
+                        best = EdgeFinding(
+                            score=score, window=w.text, cue=" ".join(cue.stems), direction=direction
+                        )
+                        if score >= 1.0:
+                            return best
+        return best
+
+    def path_verdicts(self, q: EvalQuestion, answer: str) -> list[PathVerdict]:
+        profiles = build_profiles(concept_infos(q), q.text)
+        wins = [_Window(t) for t in windows(answer, self.window)] if answer.strip() else []
+        cache: dict[tuple[str, str, str], EdgeFinding] = {}
+        verdicts = []
+        for p in q.paths:
+            flags, notes = [], []
+            for a, label, b in p.edges():
+                key = (a, label, b)
+                if key not in cache:
+                    rel = relation_for(label, q.relation_meanings.get(label))
+                    cache[key] = self.edge_finding(wins, profiles[a], profiles[b], rel)
+                f = cache[key]
+                ok = f.score >= EDGE_THRESHOLD
+                flags.append(ok)
+                notes.append(f"{label}: " + (f"'{f.cue}' ({f.direction})" if ok else "not found"))
+            verdicts.append(
+                PathVerdict(
+                    path_uid=p.uid,
+                    present=all(flags),
+                    partial=sum(flags) / max(p.hops, 1),
+                    edges_present=flags,
+                    reason="; ".join(notes),
+                )
+            )
+        return verdicts
+
+    def judge_sync(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult:
+        result = JudgeResult(verdicts=self.path_verdicts(q, answer or ""))
+        if self.faithfulness:
+            from evaluation.judges.embedding import DEFAULT_CLAIM_THRESHOLD, claims_and_relevancy
+
+            claims, relevancy = claims_and_relevancy(
+                q, answer or "", gt, self.claim_threshold or DEFAULT_CLAIM_THRESHOLD
+            )
+            result.claims = claims
+            result.relevancy = relevancy
+            result.relevancy_method = "embedding-cosine(answer,question)"
+        return result
+
+
+def _other_qualifier(seq: list[str], i: int, rel: Relation) -> bool:
+    """ "an economic cause" for a POLITICAL cause: a qualifier near the cue that is not the
+    label's own (labels without a qualifier accept any)."""
+    if not rel.qualifier:
+        return False
+    near = set(seq[max(0, i - 3) : i + 1])
+    return bool(near & QUALIFIERS) and not (near & rel.qualifier)
+
+
+def _direction(
+    pa: list[int], pb: list[int], i: int, n: int, polarity: int, radius: int = 12
+) -> str:
+    """Which way a cue at [i, i+n) reads, from the mentions within `radius` words of it.
+
+    "A cue B" reads A -> B for a forward cue; "B cue A" for a reverse one ("B is caused by A").
+    With both mentions before the cue ("A keeps B switched off") the first is the subject.
+    """
+    left_a = [p for p in pa if i - radius <= p < i]
+    left_b = [p for p in pb if i - radius <= p < i]
+    right_a = [p for p in pa if i + n <= p < i + n + radius]
+    right_b = [p for p in pb if i + n <= p < i + n + radius]
+    ab, ba = bool(left_a and right_b), bool(left_b and right_a)
+    if ab and ba:  # both on both sides: the mention nearest before the cue is the subject
+        ab = max(left_a) > max(left_b)
+    elif not ab and not ba:
+        if not (left_a and left_b):
+            return "undetermined"
+        ab = min(left_a) < min(left_b)
+    return "forward" if ab == (polarity > 0) else "reverse"

@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 from pydantic import BaseModel, Field
+from scipy.optimize import linear_sum_assignment
 
-from evaluation.judges.text import STOPWORDS, content_stems, stem, words
+from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, content_stems, stem, tokens, words
 
 NAME_WEIGHT = 3.0
 TOPIC_WEIGHT = 2.0
 ENTITY_WEIGHT = 1.5
 SUMMARY_WEIGHT = 0.5
 MAX_NAME_WORDS = 4
+_NAME_SKIP = CLAUSE_BREAKS | {"the", "a", "an"}
+ORDER_BONUS = 2.5
+NAME_BONUS = 2.0
 _TOPIC_KEY = re.compile(r"^topic_\d+$")
 _CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z'\-]+")
 # words of a question that introduce its concepts rather than name them
@@ -45,9 +50,21 @@ class ConceptProfile(BaseModel):
     key: str
     weights: dict[str, float]
     names: list[str] = Field(default_factory=list)  # name phrases found for the concept
+    name_stems: list[tuple[str, ...]] = Field(default_factory=list)
 
-    def score(self, window_stems: set[str]) -> float:
-        return sum(w for s, w in self.weights.items() if s in window_stems)
+    def score(self, window_stems: set[str], seq: list[str] | None = None) -> float:
+        """Evidence that a window speaks about the concept: its weighted words, plus a bonus
+        when it uses one of the concept's names whole (a name shared with other concepts'
+        names still says which one is meant)."""
+        total = sum(w for s, w in self.weights.items() if s in window_stems)
+        if seq is not None and any(_contains(seq, n) for n in self.name_stems):
+            total += NAME_BONUS
+        return total
+
+
+def _contains(seq: list[str], part: tuple[str, ...]) -> bool:
+    n = len(part)
+    return any(tuple(seq[i : i + n]) == part for i in range(len(seq) - n + 1) if seq[i] == part[0])
 
 
 def _phrases(text: str) -> list[str]:
@@ -84,23 +101,38 @@ def _base_weights(c: ConceptInfo) -> dict[str, float]:
 
 
 def build_profiles(concepts: list[ConceptInfo], question: str = "") -> dict[str, ConceptProfile]:
-    """Profiles for a question's concepts, names read from the question where it lists them."""
+    """Profiles for a question's concepts (in path order), names read from the question.
+
+    A question usually lists its concepts ("between A, B, and C"): its short phrases are matched
+    one to one with the concepts by an optimal assignment on profile overlap, with a small
+    preference for the listing order (questions list them along the path).
+    """
     base = {c.key: _base_weights(c) for c in concepts}
     names: dict[str, list[str]] = {c.key: [c.name] if c.name else [] for c in concepts}
-    # a question phrase names the concept whose (non-name) profile it overlaps most, clearly
+    phrases = []
     for phrase in _phrases(question):
         ps = [s for s in content_stems(phrase) if s not in _QUESTION_FILLER and len(s) > 2]
-        if not ps or len(ps) > MAX_NAME_WORDS:
-            continue  # a clause of the question, not a name
-        scored = sorted(((sum(base[k].get(s, 0.0) for s in ps), k) for k in base), reverse=True)
-        if not scored or scored[0][0] <= 0:
-            continue
-        if len(scored) > 1 and scored[1][0] >= scored[0][0]:
-            continue  # ambiguous: names no concept in particular
-        key = scored[0][1]
-        names[key].append(phrase)
-        for s in ps:
-            base[key][s] = max(base[key].get(s, 0.0), NAME_WEIGHT)
+        if ps and len(ps) <= MAX_NAME_WORDS:
+            phrases.append((phrase, ps))
+    keys = list(base)
+    if phrases and keys:
+        overlap = np.array(
+            [[sum(base[k].get(s, 0.0) for s in ps) for k in keys] for _, ps in phrases]
+        )
+        order = np.array(
+            [
+                [ORDER_BONUS if i == j else 0.0 for j in range(len(keys))]
+                for i in range(len(phrases))
+            ]
+        )
+        rows, cols = linear_sum_assignment(-(overlap + order))
+        for i, j in zip(rows, cols, strict=True):
+            if overlap[i, j] <= 0 and i != j:
+                continue  # neither a shared word nor the listing order: no sign it names it
+            phrase, ps = phrases[i]
+            names[keys[j]].append(phrase)
+            for s in ps:
+                base[keys[j]][s] = max(base[keys[j]].get(s, 0.0), NAME_WEIGHT)
     # shared stems identify no concept in particular
     count: dict[str, int] = {}
     for w in base.values():
@@ -109,7 +141,10 @@ def build_profiles(concepts: list[ConceptInfo], question: str = "") -> dict[str,
     profiles = {}
     for key, w in base.items():
         profiles[key] = ConceptProfile(
-            key=key, names=names[key], weights={s: v / count[s] for s, v in w.items()}
+            key=key,
+            names=names[key],
+            name_stems=[tuple(t for t in tokens(n) if t not in _NAME_SKIP) for n in names[key]],
+            weights={s: v / count[s] for s, v in w.items()},
         )
     return profiles
 

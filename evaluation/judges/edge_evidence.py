@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from evaluation.judges.concepts import ConceptInfo, ConceptProfile, build_profiles
 from evaluation.judges.relations import QUALIFIERS, Relation, relation_for
-from evaluation.judges.text import STOPWORDS, stem, windows, words
+from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, tokens, windows
 from evaluation.models import EvalQuestion, Fact, JudgeResult, PathVerdict
 
 DEFAULT_CONCEPT_THRESHOLD = 2.0
@@ -45,8 +45,8 @@ class _Window:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.stems = [stem(w) for w in words(text)]
-        self.stem_set = {s for s in self.stems if s not in STOPWORDS}
+        self.stems = tokens(text)
+        self.stem_set = {s for s in self.stems if s not in STOPWORDS and s not in CLAUSE_BREAKS}
 
 
 def concept_infos(q: EvalQuestion) -> list[ConceptInfo]:
@@ -110,9 +110,9 @@ class EdgeEvidenceJudge:
     ) -> EdgeFinding:
         best = EdgeFinding(score=0.0)
         for w in wins:
-            if a.score(w.stem_set) < self.concept_threshold:
+            if a.score(w.stem_set, w.stems) < self.concept_threshold:
                 continue
-            if b.score(w.stem_set) < self.concept_threshold:
+            if b.score(w.stem_set, w.stems) < self.concept_threshold:
                 continue
             if rel.any_relation:
                 return EdgeFinding(score=1.0, window=w.text, direction="any relation")
@@ -127,7 +127,7 @@ class EdgeEvidenceJudge:
                     if rel.symmetric:
                         score, direction = 1.0, "symmetric"
                     else:
-                        direction = _direction(pa, pb, i, len(cue.stems), cue.polarity)
+                        direction = _direction(w.stems, pa, pb, i, len(cue.stems), cue.polarity)
                         score = {"forward": 1.0, "reverse": 0.0}.get(
                             direction, self.undirected_credit
                         )
@@ -189,23 +189,33 @@ def _other_qualifier(seq: list[str], i: int, rel: Relation) -> bool:
     return bool(near & QUALIFIERS) and not (near & rel.qualifier)
 
 
-def _direction(
-    pa: list[int], pb: list[int], i: int, n: int, polarity: int, radius: int = 12
-) -> str:
-    """Which way a cue at [i, i+n) reads, from the mentions within `radius` words of it.
+def _direction(seq: list[str], pa: list[int], pb: list[int], i: int, n: int, polarity: int) -> str:
+    """Which way a cue at [i, i+n) reads, from the mentions in its clause.
 
-    "A cue B" reads A -> B for a forward cue; "B cue A" for a reverse one ("B is caused by A").
-    With both mentions before the cue ("A keeps B switched off") the first is the subject.
+    "A cue B" reads A -> B for a forward cue, "B cue A" for a reverse one ("B is caused by A").
+    The left side runs back to the sentence start (a subject may sit before a comma), the right
+    side to the next punctuation. With both mentions before the cue and none after ("A keeps B
+    switched off") the first one is the subject.
     """
-    left_a = [p for p in pa if i - radius <= p < i]
-    left_b = [p for p in pb if i - radius <= p < i]
-    right_a = [p for p in pa if i + n <= p < i + n + radius]
-    right_b = [p for p in pb if i + n <= p < i + n + radius]
-    ab, ba = bool(left_a and right_b), bool(left_b and right_a)
-    if ab and ba:  # both on both sides: the mention nearest before the cue is the subject
-        ab = max(left_a) > max(left_b)
-    elif not ab and not ba:
-        if not (left_a and left_b):
+    lo = i
+    while lo > 0 and seq[lo - 1] not in ".;:!?":
+        lo -= 1
+    hi = i + n
+    while hi < len(seq) and seq[hi] not in CLAUSE_BREAKS:
+        hi += 1
+    left = sorted([(p, "a") for p in pa if lo <= p < i] + [(p, "b") for p in pb if lo <= p < i])
+    right = sorted(
+        [(p, "a") for p in pa if i + n <= p < hi] + [(p, "b") for p in pb if i + n <= p < hi]
+    )
+    if left and right and left[-1][1] != right[0][1]:
+        ab = left[-1][1] == "a"
+    elif not right and {c for _, c in left} == {"a", "b"}:
+        ab = left[0][1] == "a"
+    elif left and right:  # same concept nearest on both sides: look for the other one
+        others = [c for _, c in left + right if c != left[-1][1]]
+        if not others:
             return "undetermined"
-        ab = min(left_a) < min(left_b)
+        ab = left[-1][1] == "a" if any(c != left[-1][1] for _, c in right) else left[0][1] == "a"
+    else:
+        return "undetermined"
     return "forward" if ab == (polarity > 0) else "reverse"

@@ -45,7 +45,7 @@ FAMILIES: dict[str, Family] = {
             "| bring about | brought about | trigger | drive | drove | driven | give rise to "
             "| gave rise to | spark | provoke | set in motion | set off | fuel | responsible "
             "for | contribute to | produce change | agent | push | pushed | prompted | "
-            "precipitate | unleash | ignite | helped bring | helped cause | root of | behind",
+            "precipitate | unleash | ignite | helped bring | helped cause | root of | behind"
             "caused by | because of | because | due to | result of | resulted from | result "
             "from | stem from | stems from | driven by | triggered by | owing to | brought "
             "about by | product of | consequence of | sparked by | provoked by | fueled by | "
@@ -120,7 +120,7 @@ FAMILIES: dict[str, Family] = {
         ),
         _family(
             "context",
-            "context | backdrop | background | setting | climate | framework | environment | "
+            "context | backdrop | background | climate | framework | environment | "
             "atmosphere | conditions for | set the stage | sets the stage | paved the way | "
             "stage for | ground for | soil | backdrop against | circumstances",
             "against the backdrop | in the context of | took place amid | amid | in the wake "

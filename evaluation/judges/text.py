@@ -14,6 +14,8 @@ import snowballstemmer
 from evaluation.tokens import split_sentences
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]|\d+")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]|\d+|[,;:.!?]")
+CLAUSE_BREAKS = frozenset(",;:.!?")
 _STEMMER = snowballstemmer.stemmer("english")
 
 # Function words: never a concept's word, never a cue on their own.
@@ -38,6 +40,11 @@ def stem(word: str) -> str:
 
 def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text or "")]
+
+
+def tokens(text: str) -> list[str]:
+    """Stems with punctuation kept as tokens (clause boundaries for reading direction)."""
+    return [t if t in CLAUSE_BREAKS else stem(t) for t in _TOKEN.findall(text or "")]
 
 
 def stems(text: str) -> list[str]:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from evaluation import runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.ids import answer_uid
-from evaluation.judges import EmbeddingJudge, Judge, LLMJudge
+from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
 from evaluation.models import AnswerResult, EvalQuestion, Fact, QuestionResult
 from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
@@ -58,6 +58,8 @@ def package_version() -> str:
 def make_judge(spec: RunSpec, client: LLMClient | None) -> Judge:
     if spec.judge == "embedding":
         return EmbeddingJudge(spec.path_threshold, spec.claim_threshold)
+    if spec.judge == "edge-evidence":
+        return EdgeEvidenceJudge(claim_threshold=spec.claim_threshold)
     if client is None:
         raise EvalInputError("an LLM judge needs --judge-model")
     return LLMJudge(client, relevancy_n=spec.relevancy_n, seed=spec.seed)

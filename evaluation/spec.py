@@ -29,7 +29,7 @@ class RunSpec(BaseModel):
     source_run: str | None = None  # judge runs: the run whose stored answers are judged
     responder: str = "llm"  # "llm" or an offline baseline (cover-all, target-only, empty)
     responder_llm: LLMConfig | None = None
-    judge: Literal["llm", "embedding"] = "embedding"
+    judge: Literal["llm", "embedding", "edge-evidence"] = "edge-evidence"
     judge_llm: LLMConfig | None = None
     setting: Setting = Setting.oracle
     strategy: Strategy = Strategy.plain
@@ -61,7 +61,8 @@ class RunSpec(BaseModel):
             "gt": self.gt.value, "noise": self.noise, "top_k": self.top_k, "seed": self.seed,
             "relevancy_n": self.relevancy_n if self.judge == "llm" else None,
             "thresholds": ([self.path_threshold, self.claim_threshold]
-                           if self.judge == "embedding" else None),
+                           if self.judge == "embedding" else
+                           [self.claim_threshold] if self.judge == "edge-evidence" else None),
             "domains": self.domains, "hops": self.hops, "limit": self.limit,
             "prompt_hashes": prompt_hashes,
         }

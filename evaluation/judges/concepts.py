@@ -143,7 +143,11 @@ def build_profiles(concepts: list[ConceptInfo], question: str = "") -> dict[str,
         profiles[key] = ConceptProfile(
             key=key,
             names=names[key],
-            name_stems=[tuple(t for t in tokens(n) if t not in _NAME_SKIP) for n in names[key]],
+            name_stems=[
+                t
+                for t in (tuple(x for x in tokens(n) if x not in _NAME_SKIP) for n in names[key])
+                if t
+            ],
             weights={s: v / count[s] for s, v in w.items()},
         )
     return profiles

@@ -7,6 +7,7 @@ Stems (Snowball English, the `snowballstemmer` package: pure Python, no data fil
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import snowballstemmer
@@ -16,7 +17,8 @@ from evaluation.tokens import split_sentences
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]|\d+")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]|\d+|[,;:.!?]")
 CLAUSE_BREAKS = frozenset(",;:.!?")
-_STEMMER = snowballstemmer.stemmer("english")
+# A Snowball stemmer keeps state while it works: one per thread (judges run in worker threads).
+_LOCAL = threading.local()
 
 # Function words: never a concept's word, never a cue on their own.
 STOPWORDS = frozenset(
@@ -35,7 +37,13 @@ s t can't won't don't doesn't isn't aren't wasn't weren't itself themselves via 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    return _STEMMER.stemWord(word.lower().strip("'-"))
+    w = word.lower().strip("'-")
+    if not w:
+        return w
+    stemmer = getattr(_LOCAL, "stemmer", None)
+    if stemmer is None:
+        stemmer = _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(w)
 
 
 def words(text: str) -> list[str]:

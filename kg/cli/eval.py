@@ -95,8 +95,8 @@ def run_cmd(
                                   "cover-all, target-only, empty"),
     model: str = typer.Option(None, help="responder model, e.g. openai/gpt-4o"),
     base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the responder"),
-    judge: str = typer.Option("embedding", help="'embedding' (offline baseline judge) or a "
-                              "judge model such as openai/gpt-4o"),
+    judge: str = typer.Option("edge-evidence", help="offline judge 'edge-evidence' (default), "
+                              "'embedding' (baseline) or a judge model such as openai/gpt-4o"),
     judge_base_url: str = typer.Option(None, help="endpoint of the judge (default: --base-url)"),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the responder key"),
     judge_api_key_env: str = typer.Option(None, help="env var with the judge key"),
@@ -123,6 +123,7 @@ def run_cmd(
     skip_invalid: bool = typer.Option(False, help="skip unscorable questions (counted)"),
 ) -> None:
     """Answer the selected questions with a responder, judge every answer, store the run."""
+    from evaluation.judges import OFFLINE_JUDGES
     from evaluation.models import GroundTruth, Setting, Strategy
     from evaluation.spec import RunSpec
 
@@ -140,12 +141,12 @@ def run_cmd(
         elif responder not in _OFFLINE:
             fail(f"unknown responder {responder!r}: llm, {', '.join(_OFFLINE)}")
         j_llm = None
-        if judge != "embedding":
+        if judge not in OFFLINE_JUDGES:
             j_llm = _llm(judge, judge_base_url or base_url, "judge",
                          api_key_env=judge_api_key_env or api_key_env, **common)
         spec = RunSpec(
             kind="eval", run_id=run_id, responder=responder, responder_llm=r_llm,
-            judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
+            judge=judge if judge in OFFLINE_JUDGES else "llm", judge_llm=j_llm,
             setting=Setting(setting), strategy=Strategy(strategy), gt=GroundTruth(gt),
             noise=noise, top_k=top_k, seed=seed, relevancy_n=relevancy_n,
             path_threshold=path_threshold, claim_threshold=claim_threshold,
@@ -158,7 +159,8 @@ def run_cmd(
 @eval_app.command("judge")
 def judge_cmd(
     run: str = typer.Option(..., "--run", help="the run whose stored answers are judged"),
-    judge: str = typer.Option(..., help="'embedding' or a judge model, e.g. openai/gpt-4o"),
+    judge: str = typer.Option(..., help="'edge-evidence', 'embedding' or a judge model, e.g. "
+                              "openai/gpt-4o"),
     base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the judge"),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     run_id: str = typer.Option(None, help="id of the judge run (resumes when it exists)"),
@@ -170,15 +172,16 @@ def judge_cmd(
     claim_threshold: float = typer.Option(0.7),
 ) -> None:
     """Judge a run's stored answers again with another judge (the responder is not asked)."""
+    from evaluation.judges import OFFLINE_JUDGES
     from evaluation.models import GroundTruth
     from evaluation.spec import RunSpec
 
     try:
-        j_llm = None if judge == "embedding" else _llm(
+        j_llm = None if judge in OFFLINE_JUDGES else _llm(
             judge, base_url, "judge", api_key_env=api_key_env, concurrency=concurrency,
             no_cache=no_cache, max_cost=max_cost, prices=prices, timeout_s=timeout)
         spec = RunSpec(kind="judge", run_id=run_id, source_run=run,
-                       judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
+                       judge=judge if judge in OFFLINE_JUDGES else "llm", judge_llm=j_llm,
                        gt=GroundTruth(gt), seed=seed, relevancy_n=relevancy_n,
                        path_threshold=path_threshold, claim_threshold=claim_threshold)
     except ValueError as exc:

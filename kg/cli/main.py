@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from kg.cli import bench, build, db, perspectra
+from kg.cli import bench, build, db, judge, perspectra
 from kg.cli import eval as eval_cli
 
 app = typer.Typer(
@@ -50,6 +50,7 @@ db.register(app)
 bench.register(app)
 build.register(app)
 eval_cli.register(app)
+judge.register(app)
 perspectra.register(app)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.aggregate import METRICS, by_field, by_hop
+from evaluation.judge_validation import latest_validations, trust_line
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
 from evaluation.scoring import QuestionScore, run_scores
@@ -38,6 +39,12 @@ def _baseline_note(run: dict[str, Any]) -> list[str]:
     return [f"Offline baseline(s), not a model under test: {', '.join(base)}."] if base else []
 
 
+def _kappa_cell(validation: dict[str, Any] | None) -> str | float:
+    if validation is None or validation.get("kappa") is None:
+        return "unvalidated"
+    return round(float(validation["kappa"]), 3)
+
+
 def write(report: Report, name: str, table: Table, out_dir: Path | None,
           formats: list[str]) -> None:
     report.tables[name] = table
@@ -56,9 +63,12 @@ def build_report(store: Store, run_ids: list[str], out_dir: Path | None = None,
             raise EvalInputError(f"run {rid!r} has no judged answers yet")
         loaded.append((run, scores))
     summary_rows, hop_tables = [], {}
+    # how far each judge can be trusted: its stored validation against gold labels, if any
+    validations = latest_validations(store, [r.get("judge") for r, _ in loaded if r.get("judge")])
     for run, scores in loaded:
         rid, label = run["uid"], run_label(run)
-        extra = _baseline_note(run) + [
+        validation = validations.get(run.get("judge"))
+        extra = [trust_line(run.get("judge"), validation)] + _baseline_note(run) + [
             f"Tokens counted by: {', '.join(sorted({s.tokens_source or '?' for s in scores}))};"
             f" relevancy: {', '.join(sorted({s.relevancy_method or 'n/a' for s in scores}))}.",
             f"Judge verdicts rejected (unknown path): {sum(s.rejected for s in scores)}; "
@@ -75,12 +85,17 @@ def build_report(store: Store, run_ids: list[str], out_dir: Path | None = None,
         overall = next(r for r in t.rows if r["hop"] == "Overall")
         summary_rows.append({"run": rid, "responder": (run.get("roles") or {}).get("responder"),
                              "setting": run.get("setting"), "strategy": run.get("strategy"),
-                             "judge": run.get("judge"), "n": len(scores),
+                             "judge": run.get("judge"),
+                             "judge kappa": _kappa_cell(validation), "n": len(scores),
                              **{k: overall[k] for k in METRICS}})
     write(report, "overall", Table(
         title="Overall per run (weighted by questions per hop)",
-        columns=["run", "responder", "setting", "strategy", "judge", "n", *METRICS],
-        rows=summary_rows), out_dir, formats)
+        columns=["run", "responder", "setting", "strategy", "judge", "judge kappa", "n",
+                 *METRICS],
+        rows=summary_rows, notes=[
+            "judge kappa: Cohen's kappa of the run's judge against gold labels "
+            "(`kg judge validate`); 'unvalidated' = never measured, so its scores are of "
+            "unknown trust."]), out_dir, formats)
     if plots and out_dir is not None:
         report.files += _plots(hop_tables, summary_rows, out_dir)
     return report

@@ -1,4 +1,5 @@
-"""`kg eval run|judge|report|compare|agreement|runs`: evaluate models on the stored questions."""
+"""`kg eval run|judge|import-answers|report|compare|agreement|runs`: evaluate models on the
+stored questions."""
 
 from __future__ import annotations
 
@@ -187,6 +188,29 @@ def judge_cmd(
     except ValueError as exc:
         fail(str(exc))
     _execute(spec)
+
+
+@eval_app.command("import-answers")
+def import_answers_cmd(
+    file: Path = typer.Argument(..., help="JSON lines: question_id, answer, optional domain, "
+                                "model, prompt_tokens, completion_tokens"),
+    run_id: str = typer.Option(..., "--run-id", help="id of the run that holds the answers"),
+) -> None:
+    """Store answers made by another harness as a run, to judge (`kg eval judge`) and report."""
+    from evaluation.answer_import import import_answers
+    from evaluation.questions import EvalInputError, load_questions
+
+    if not file.is_file():
+        fail(f"{file}: no such file")
+    with _store() as store:
+        questions, _ = load_questions(store, skip_invalid=True)
+        try:
+            summary = import_answers(store, file, run_id, questions)
+        except EvalInputError as exc:
+            fail(str(exc))
+    what = "stored" if summary.new_run else "already stored (nothing changed)"
+    console.print(f"run [bold]{summary.run_id}[/]: {summary.answers} answer(s) {what}; judge "
+                  f"them: kg eval judge --run {summary.run_id} --judge edge-evidence")
 
 
 def _formats(value: str) -> list[str]:

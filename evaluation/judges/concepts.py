@@ -91,8 +91,8 @@ def _base_weights(c: ConceptInfo) -> dict[str, float]:
         [stem(e) for e in _CAPITALISED.findall(summary) if e.lower() not in STOPWORDS],
         ENTITY_WEIGHT,
     )
-    for t in c.topic_words:
-        add(content_stems(t), TOPIC_WEIGHT)
+    for i, t in enumerate(c.topic_words):  # the first topic word is the most typical one
+        add(content_stems(t), NAME_WEIGHT if i == 0 else TOPIC_WEIGHT)
     if c.name:
         add(content_stems(c.name), NAME_WEIGHT)
     if not _TOPIC_KEY.match(c.key):
@@ -127,17 +127,23 @@ def build_profiles(concepts: list[ConceptInfo], question: str = "") -> dict[str,
         )
         rows, cols = linear_sum_assignment(-(overlap + order))
         for i, j in zip(rows, cols, strict=True):
-            if overlap[i, j] <= 0 and i != j:
-                continue  # neither a shared word nor the listing order: no sign it names it
+            if overlap[i, j] <= 0:
+                continue  # the phrase shares no word with that concept: no sign it names it
             phrase, ps = phrases[i]
             names[keys[j]].append(phrase)
             for s in ps:
                 base[keys[j]][s] = max(base[keys[j]].get(s, 0.0), NAME_WEIGHT)
-    # shared stems identify no concept in particular
-    count: dict[str, int] = {}
+    # a stem shared by several concepts belongs to the one(s) it is most typical of: they keep
+    # its weight (split when several tie), the others keep a share in proportion
+    top: dict[str, float] = {}
     for w in base.values():
-        for s in w:
-            count[s] = count.get(s, 0) + 1
+        for s, v in w.items():
+            top[s] = max(top.get(s, 0.0), v)
+    ties: dict[str, int] = {}
+    for w in base.values():
+        for s, v in w.items():
+            if v == top[s]:
+                ties[s] = ties.get(s, 0) + 1
     profiles = {}
     for key, w in base.items():
         profiles[key] = ConceptProfile(
@@ -148,7 +154,7 @@ def build_profiles(concepts: list[ConceptInfo], question: str = "") -> dict[str,
                 for t in (tuple(x for x in tokens(n) if x not in _NAME_SKIP) for n in names[key])
                 if t
             ],
-            weights={s: v / count[s] for s, v in w.items()},
+            weights={s: v * v / top[s] / ties[s] for s, v in w.items()},
         )
     return profiles
 

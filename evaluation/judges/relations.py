@@ -258,6 +258,37 @@ FAMILIES: dict[str, Family] = {
             "adjust | adjusts | report back | feeds back | modulate | modulates",
             "regulated by | controlled by | signalled by | signaled by",
         ),
+        _family(
+            "operate",
+            "control | controls | controlled | command | commands | switch | switches | start "
+            "| starts | stop | stops | turn on | turns on | operate | operates | "
+            "drive | drives | actuate | actuates | open | opens | close | closes | acts on",
+            "controlled by | commanded by | switched on by | started by | operated by | run by",
+        ),
+        _family(
+            "observe",
+            "monitor | monitors | watch | watches | observe | observes | receive | receives | "
+            "read | reads | poll | polls | check | checks | track | tracks | measure | measures "
+            "| sense | senses | detect | detects | display | displays | show | shows | report "
+            "| reports | keep watch | knows | learn | learns | find out",
+            "monitored by | watched by | read by | polled by | measured by | displayed by | shown "
+            "by | reported to | sent to",
+        ),
+        _family(
+            "transfer",
+            "fill | fills | filling | supply | supplies | deliver | delivers | pump into | push "
+            "| pushes | move | moves | send | sends | carry | carries | feed | feeds | drain "
+            "into | drains into | flow into | flows into | recharge | recharges | top up | tops "
+            "up",
+            "filled by | supplied by | fed by | delivered by | comes from | drawn from | "
+            "recharged by | receives water from",
+        ),
+        _family(
+            "setpoint",
+            "setpoint | set point | target value | target level | sends the target | sets the "
+            "target | desired level",
+            "takes its setpoint from | gets its target from",
+        ),
     ]
 }
 
@@ -312,6 +343,19 @@ _LABEL_RULES: list[tuple[tuple[str, ...], str, bool]] = [
     (("DEFINED",), "define", False),
     (("SHARES",), "shared", False),
     (("SHARE",), "shared", False),
+    (("SETPOINT",), "setpoint", False),
+    (("CONTROLS",), "operate", False),
+    (("COMMANDS",), "operate", False),
+    (("MONITORS",), "observe", False),
+    (("READS",), "observe", False),
+    (("MEASURES",), "observe", False),
+    (("DISPLAYS",), "observe", False),
+    (("OBSERVES",), "observe", False),
+    (("FILLS",), "transfer", False),
+    (("SUPPLIES",), "transfer", False),
+    (("DRAINS",), "transfer", False),
+    (("RECHARGES",), "transfer", False),
+    (("FEEDS",), "transfer", False),
 ]
 # Words that narrow a family ("a political cause", "an economic cause"): an answer that gives
 # the cause another of these qualifiers states a different edge.

@@ -21,7 +21,7 @@ import asyncio
 from pydantic import BaseModel
 
 from evaluation.judges.concepts import ConceptInfo, ConceptProfile, build_profiles
-from evaluation.judges.relations import QUALIFIERS, Relation, relation_for
+from evaluation.judges.relations import QUALIFIERS, Cue, Relation, relation_for
 from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, tokens, windows
 from evaluation.models import EvalQuestion, Fact, JudgeResult, PathVerdict
 
@@ -72,6 +72,17 @@ def _find(seq: list[str], cue: tuple[str, ...]) -> list[int]:
     return [i for i in range(len(seq) - n + 1) if seq[i] == first and tuple(seq[i : i + n]) == cue]
 
 
+def _maximal_matches(seq: list[str], rel: Relation) -> list[tuple[int, Cue]]:
+    """Cue occurrences not inside a longer one: "caused by" (reverse) hides its "caused"."""
+    found = [(i, c) for c in rel.cues for i in _find(seq, c.stems)]
+    spans = [(i, i + len(c.stems)) for i, c in found]
+    return [
+        (i, c)
+        for (i, c), (lo, hi) in zip(found, spans, strict=True)
+        if not any(a <= lo and hi <= b and (a, b) != (lo, hi) for a, b in spans)
+    ]
+
+
 def _negated(seq: list[str], i: int) -> bool:
     return any(t in _NEGATORS or t.endswith("n't") for t in seq[max(0, i - 3) : i])
 
@@ -118,25 +129,22 @@ class EdgeEvidenceJudge:
                 return EdgeFinding(score=1.0, window=w.text, direction="any relation")
             pa, pb = _positions(w, a, b), _positions(w, b, a)
             names = set(pa) | set(pb)
-            for cue in rel.cues:
-                for i in _find(w.stems, cue.stems):
-                    if _negated(w.stems, i) or names & set(range(i, i + len(cue.stems))):
-                        continue  # negated, or the cue word is part of a concept's name
-                    if _other_qualifier(w.stems, i, rel):
-                        continue
-                    if rel.symmetric:
-                        score, direction = 1.0, "symmetric"
-                    else:
-                        direction = _direction(w.stems, pa, pb, i, len(cue.stems), cue.polarity)
-                        score = {"forward": 1.0, "reverse": 0.0}.get(
-                            direction, self.undirected_credit
-                        )
-                    if score > best.score:
-                        best = EdgeFinding(
-                            score=score, window=w.text, cue=" ".join(cue.stems), direction=direction
-                        )
-                        if score >= 1.0:
-                            return best
+            for i, cue in _maximal_matches(w.stems, rel):
+                if _negated(w.stems, i) or names & set(range(i, i + len(cue.stems))):
+                    continue  # negated, or the cue word is part of a concept's name
+                if _other_qualifier(w.stems, i, rel):
+                    continue
+                if rel.symmetric:
+                    score, direction = 1.0, "symmetric"
+                else:
+                    direction = _direction(w.stems, pa, pb, i, len(cue.stems), cue.polarity)
+                    score = {"forward": 1.0, "reverse": 0.0}.get(direction, self.undirected_credit)
+                if score > best.score:
+                    best = EdgeFinding(
+                        score=score, window=w.text, cue=" ".join(cue.stems), direction=direction
+                    )
+                    if score >= 1.0:
+                        return best
         return best
 
     def path_verdicts(self, q: EvalQuestion, answer: str) -> list[PathVerdict]:

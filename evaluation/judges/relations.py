@@ -2,7 +2,7 @@
 
 A label belongs to a relation family (cause, order, contrast, part-of...). Each family has cue
 phrases in two voices: `forward` cues read "A <cue> B" for an edge A -> B ("A causes B"),
-`reverse` cues read "B <cue> A" ("B is caused by A", "B because A"). Symmetric families
+`reverse` cues read "B <cue> A" ("B is caused by A", "B because of A"). Symmetric families
 (contrast, alternative, shared variables, cycle) need no direction. Families are separate on
 purpose: a contrast is not a cause and a cause is not an order, so a sentence that only says
 "A comes before B" never counts for A -CAUSES-> B.
@@ -10,6 +10,9 @@ purpose: a contrast is not a cause and a cause is not an order, so a sentence th
 The family of a label comes from the label's own words ("IS_A_POLITICAL_CAUSE_OF" -> cause),
 else from the palette description's words ("A moves material into B" -> cue "move material");
 a label no family knows keeps its own words (and its description's) as its cues.
+
+A bare "because" is not a cue: answers use it to justify any statement ("A comes before B,
+because ..."), so it says nothing about which relation holds; "because of", "due to" do.
 """
 
 from __future__ import annotations
@@ -45,8 +48,8 @@ FAMILIES: dict[str, Family] = {
             "| bring about | brought about | trigger | drive | drove | driven | give rise to "
             "| gave rise to | spark | provoke | set in motion | set off | fuel | responsible "
             "for | contribute to | produce change | agent | push | pushed | prompted | "
-            "precipitate | unleash | ignite | helped bring | helped cause | root of | behind"
-            "caused by | because of | because | due to | result of | resulted from | result "
+            "precipitate | unleash | ignite | helped bring | helped cause | root of | behind",
+            "caused by | because of | due to | result of | resulted from | result "
             "from | stem from | stems from | driven by | triggered by | owing to | brought "
             "about by | product of | consequence of | sparked by | provoked by | fueled by | "
             "rooted in | thanks to",
@@ -115,8 +118,7 @@ FAMILIES: dict[str, Family] = {
             "explain | explains | explained | account for | accounts for | why | tells us | "
             "underlie | underlies | clarify | makes sense of | describe why | predict | "
             "govern | governs | rationale",
-            "explained by | accounted for by | follows from | understood through | understood "
-            "by | because",
+            "explained by | accounted for by | follows from | understood through | understood by",
         ),
         _family(
             "context",

@@ -27,7 +27,7 @@ from evaluation.models import EvalQuestion, Fact, JudgeResult, PathVerdict
 
 DEFAULT_CONCEPT_THRESHOLD = 2.0
 DEFAULT_UNDIRECTED_CREDIT = 1.0
-DEFAULT_WINDOW = 2
+DEFAULT_WINDOW = 1
 EDGE_THRESHOLD = 0.5
 _MENTION_MIN = 0.75  # a word at least this typical of a concept marks where it is mentioned
 _NEGATORS = {"not", "never", "no", "nor", "neither", "without", "n't", "hardly"}

@@ -22,8 +22,9 @@ from pydantic import BaseModel
 
 from evaluation.judges.concepts import ConceptInfo, ConceptProfile, build_profiles
 from evaluation.judges.relations import QUALIFIERS, Cue, Relation, relation_for
-from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, tokens, windows
+from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, tokens, windows, words
 from evaluation.models import EvalQuestion, Fact, JudgeResult, PathVerdict
+from evaluation.tokens import split_sentences
 
 DEFAULT_CONCEPT_THRESHOLD = 2.0
 DEFAULT_UNDIRECTED_CREDIT = 1.0
@@ -40,13 +41,35 @@ class EdgeFinding(BaseModel):
     direction: str | None = None  # "forward", "undetermined", "symmetric"
 
 
-class _Window:
-    __slots__ = ("text", "stems", "stem_set")
+_ANAPHORS = {"it", "this", "they", "these", "that", "such", "the latter", "the former"}
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.stems = tokens(text)
+
+class _Window:
+    """A sentence, or two; `anaphor` is the position of a pronoun opening the second sentence
+    of a pair ("It is one type of force"), read as the first concept the first sentence names."""
+
+    __slots__ = ("text", "stems", "stem_set", "anaphor", "first_end")
+
+    def __init__(self, text: str, previous: str | None = None) -> None:
+        self.text = f"{previous} {text}" if previous else text
+        first = tokens(previous) if previous else []
+        self.stems = first + tokens(text)
+        self.first_end = len(first)
+        self.anaphor = len(first) if previous else None
         self.stem_set = {s for s in self.stems if s not in STOPWORDS and s not in CLAUSE_BREAKS}
+
+
+def _windows(answer: str, width: int) -> list[_Window]:
+    """Sentences (and all pairs with width 2); with width 1 also the pairs whose second
+    sentence opens with a pronoun, so "X ... Y. It is a type of Y" is one statement."""
+    sentences = split_sentences(answer)
+    out = [_Window(t) for t in windows(answer, width)]
+    if width == 1:
+        for prev, sent in zip(sentences, sentences[1:], strict=False):
+            head = " ".join(words(sent)[:2])
+            if head.split(" ")[0] in _ANAPHORS or head in _ANAPHORS:
+                out.append(_Window(sent, previous=prev))
+    return out
 
 
 def concept_infos(q: EvalQuestion) -> list[ConceptInfo]:
@@ -128,6 +151,12 @@ class EdgeEvidenceJudge:
             if rel.any_relation:
                 return EdgeFinding(score=1.0, window=w.text, direction="any relation")
             pa, pb = _positions(w, a, b), _positions(w, b, a)
+            if w.anaphor is not None:  # the pronoun stands for the first concept named before it
+                before = [(p, "a") for p in pa if p < w.first_end] + [
+                    (p, "b") for p in pb if p < w.first_end
+                ]
+                if before:
+                    (pa if min(before)[1] == "a" else pb).append(w.anaphor)
             names = set(pa) | set(pb)
             for i, cue in _maximal_matches(w.stems, rel):
                 if _negated(w.stems, i) or names & set(range(i, i + len(cue.stems))):
@@ -149,7 +178,7 @@ class EdgeEvidenceJudge:
 
     def path_verdicts(self, q: EvalQuestion, answer: str) -> list[PathVerdict]:
         profiles = build_profiles(concept_infos(q), q.text)
-        wins = [_Window(t) for t in windows(answer, self.window)] if answer.strip() else []
+        wins = _windows(answer, self.window) if answer.strip() else []
         cache: dict[tuple[str, str, str], EdgeFinding] = {}
         verdicts = []
         for p in q.paths:

@@ -195,7 +195,7 @@ FAMILIES: dict[str, Family] = {
         ),
         _family(
             "define",
-            "defined by | defined as | definition | characterized by | is what | means | "
+            "defined by | defined as | definition | characterized by | means | "
             "consists in | meaning of | determined by | specified by | defined in terms of | "
             "defined through | given by",
             "defines | define | characterizes | determines | specifies | gives its definition "

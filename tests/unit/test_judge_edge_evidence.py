@@ -109,13 +109,21 @@ def test_a_path_is_present_only_when_every_edge_is():
 
 def test_two_sentence_window_joins_an_edge_split_over_sentences():
     q = question("rain CAUSES flood")
-    text = "Heavy rain fell for a week. That is what caused the flood on the river."
+    text = "Heavy rain fell for a week. Soon the river flood was caused."
     assert [
         v.present for v in EdgeEvidenceJudge(window=2, faithfulness=False).path_verdicts(q, text)
     ] == [True]
     assert [
         v.present for v in EdgeEvidenceJudge(window=1, faithfulness=False).path_verdicts(q, text)
     ] == [False]
+
+
+def test_a_pronoun_opening_a_sentence_stands_for_the_concept_named_before():
+    q = question("rain CAUSES flood", "flood CAUSES rain")
+    text = "Heavy rain fell for a week. It caused the flood on the river."
+    assert [
+        v.present for v in EdgeEvidenceJudge(window=1, faithfulness=False).path_verdicts(q, text)
+    ] == [True, False]
 
 
 def test_qualified_cause_rejects_another_qualifier():

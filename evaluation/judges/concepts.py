@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 from scipy.optimize import linear_sum_assignment
 
-from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, content_stems, stem, tokens, words
+from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, content_stems, stem, tokens
 
 NAME_WEIGHT = 3.0
 TOPIC_WEIGHT = 2.0
@@ -157,7 +157,3 @@ def build_profiles(concepts: list[ConceptInfo], question: str = "") -> dict[str,
             weights={s: v * v / top[s] / ties[s] for s, v in w.items()},
         )
     return profiles
-
-
-def window_stems(text: str) -> set[str]:
-    return {stem(x) for x in words(text) if x not in STOPWORDS}

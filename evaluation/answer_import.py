@@ -15,12 +15,12 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from evaluation import runs
-from evaluation.ids import answer_uid
 from evaluation.judge_gold import GoldFileError, file_hash
 from evaluation.models import EvalQuestion
 from evaluation.questions import EvalInputError
 from evaluation.runner import package_version
 from evaluation.tokens import REGEX_TOKENIZER, count_tokens
+from kg.ids import answer_uid
 from kg.store import Store
 
 IMPORTED = "imported"

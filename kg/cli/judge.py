@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from kg.cli.console import console, fail
+from kg.cli.console import console, fail, open_store
 
 judge_app = typer.Typer(
     help="How far a judge can be trusted: validate it against gold labels.", no_args_is_help=True
@@ -32,13 +32,12 @@ def make_named_judge(
         return EmbeddingJudge()
     if name.startswith(("offline:", "baseline:")):
         fail(f"unknown offline judge {name!r}: {', '.join(OFFLINE_JUDGES)}")
-    from kg.cli.eval import _llm
-    from kg.llm import LLMClient
+    from kg.llm import LLMClient, llm_config
 
-    cfg = _llm(
+    cfg = llm_config(
         name,
-        base_url,
-        "judge",
+        base_url=base_url,
+        role="judge",
         api_key_env=api_key_env,
         concurrency=concurrency,
         no_cache=no_cache,
@@ -70,32 +69,26 @@ def validate_cmd(
     ),
 ) -> None:
     """Run a judge on the gold answers of questions in the graph and report its agreement."""
-    from evaluation.judge_gold import GoldFileError, file_hash, load_gold
+    from evaluation.judge_gold import file_hash, load_gold
     from evaluation.judge_validation import decide, store_validation, summarize, validation_table
     from evaluation.questions import load_questions
-    from kg.cli.eval import _print_tables, _store
+    from kg.cli.eval import _print_tables
 
     if fmt not in ("table", "json"):
         fail(f"unknown format {fmt!r}: table or json")
     if not gold.is_file():
         fail(f"{gold}: no such gold file")
-    with _store() as store:
+    with open_store() as store:  # a GoldFileError or bad judge setting is reported by KGGroup
         questions, _ = load_questions(store, skip_invalid=True)
-        try:
-            items = load_gold(gold, questions)
-        except GoldFileError as exc:
-            fail(str(exc))
-        try:
-            j = make_named_judge(
-                judge,
-                base_url=base_url,
-                api_key_env=api_key_env,
-                concurrency=concurrency,
-                timeout=timeout,
-                no_cache=no_cache,
-            )
-        except ValueError as exc:
-            fail(str(exc))
+        items = load_gold(gold, questions)
+        j = make_named_judge(
+            judge,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            timeout=timeout,
+            no_cache=no_cache,
+        )
         decisions, errors = decide(j, items)
         if not decisions:
             fail(f"the judge failed on every gold answer: {'; '.join(errors[:3])}")
@@ -120,9 +113,7 @@ def validate_cmd(
 def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
     """Stored validations, newest first."""
     from evaluation.judge_validation import trust_line
-    from kg.cli.eval import _store
-
-    with _store() as store:
+    with open_store() as store:
         rows = store.query("eval/judge_validations_all")
     if as_json:
         typer.echo(

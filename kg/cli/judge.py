@@ -113,6 +113,7 @@ def validate_cmd(
 def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
     """Stored validations, newest first."""
     from evaluation.judge_validation import trust_line
+
     with open_store() as store:
         rows = store.query("eval/judge_validations_all")
     if as_json:

@@ -42,8 +42,13 @@ def kg(store):
         assert result.exit_code == code, result.output
         return result
 
-    run("import", "perspectivebench", str(ROOT / "demo/bench/sample.jsonl"), "--palette",
-        str(ROOT / "demo/bench/palette.json"))
+    run(
+        "import",
+        "perspectivebench",
+        str(ROOT / "demo/bench/sample.jsonl"),
+        "--palette",
+        str(ROOT / "demo/bench/palette.json"),
+    )
     yield run
     mp.undo()
 
@@ -59,8 +64,11 @@ def _gold_pairs(store, decide_present) -> tuple[list[bool], list[bool]]:
 
 
 def test_validate_offline_judge_reports_and_stores(kg, store):
-    out = json.loads(kg("judge", "validate", "--gold", str(GOLD), "--judge", "edge-evidence",
-                        "--format", "json").stdout)
+    out = json.loads(
+        kg(
+            "judge", "validate", "--gold", str(GOLD), "--judge", "edge-evidence", "--format", "json"
+        ).stdout
+    )
     o = out["overall"]
     lines = [json.loads(x) for x in GOLD.read_text().splitlines() if x.strip()]
     assert o["answers"] == len(lines)
@@ -76,8 +84,9 @@ def test_validate_offline_judge_reports_and_stores(kg, store):
 
     def decide_present(g, p):
         if g.answer_id not in verdicts:
-            verdicts[g.answer_id] = {v.path_uid: v.present
-                                     for v in judge.path_verdicts(g.question, g.answer)}
+            verdicts[g.answer_id] = {
+                v.path_uid: v.present for v in judge.path_verdicts(g.question, g.answer)
+            }
         return verdicts[g.answer_id][p.uid]
 
     j, gd = _gold_pairs(store, decide_present)
@@ -91,13 +100,38 @@ def test_validate_offline_judge_reports_and_stores(kg, store):
 
 def test_bad_gold_file_is_refused_and_nothing_stored(kg, store, tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"answer_id": "z", "question_id": 4242, "domain": "ostra_station",
-                               "answer": "x", "present": {"path_0": True}}) + "\n"
-                   + json.dumps({"answer_id": "y", "question_id": 1, "domain": "ostra_station",
-                                 "answer": "x", "present": {"path_0": True, "path_9": False}})
-                   + "\n" + json.dumps({"answer_id": "w", "question_id": 1,
-                                        "domain": "ostra_station", "answer": "x",
-                                        "present": {"path_0": True}}) + "\n")
+    bad.write_text(
+        json.dumps(
+            {
+                "answer_id": "z",
+                "question_id": 4242,
+                "domain": "ostra_station",
+                "answer": "x",
+                "present": {"path_0": True},
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "answer_id": "y",
+                "question_id": 1,
+                "domain": "ostra_station",
+                "answer": "x",
+                "present": {"path_0": True, "path_9": False},
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "answer_id": "w",
+                "question_id": 1,
+                "domain": "ostra_station",
+                "answer": "x",
+                "present": {"path_0": True},
+            }
+        )
+        + "\n"
+    )
     before = store.query("eval/judge_validations_all")
     out = kg("judge", "validate", "--gold", str(bad), "--judge", "embedding", code=1).output
     flat = re.sub(r"\s+", "", out)
@@ -113,10 +147,21 @@ def test_import_answers_judge_and_report_say_how_far_the_judge_is_trusted(kg, st
     for x in lines:
         first.setdefault(x["question_id"], x)
     answers = tmp_path / "answers.jsonl"
-    answers.write_text("".join(json.dumps({"question_id": q, "domain": "ostra_station",
-                                           "answer": x["answer"], "model": "elsewhere",
-                                           "completion_tokens": 11}) + "\n"
-                               for q, x in first.items()))
+    answers.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "question_id": q,
+                    "domain": "ostra_station",
+                    "answer": x["answer"],
+                    "model": "elsewhere",
+                    "completion_tokens": 11,
+                }
+            )
+            + "\n"
+            for q, x in first.items()
+        )
+    )
     bad = tmp_path / "bad.jsonl"
     bad.write_text(answers.read_text() + '{"question_id": 1, "domain": "ostra_station"}\n')
     counts = store.node_counts()
@@ -126,8 +171,10 @@ def test_import_answers_judge_and_report_say_how_far_the_judge_is_trusted(kg, st
     kg("eval", "import-answers", str(answers), "--run-id", "imported")
     after = store.node_counts()
     assert after.get("Answer", 0) - counts.get("Answer", 0) == len(first)
-    assert "nothing changed" in kg("eval", "import-answers", str(answers), "--run-id",
-                                   "imported").stdout
+    assert (
+        "nothing changed"
+        in kg("eval", "import-answers", str(answers), "--run-id", "imported").stdout
+    )
     assert store.node_counts() == after
     # the embedding baseline was never validated: its report says so
     kg("eval", "judge", "--run", "imported", "--judge", "embedding", "--run-id", "imp-emb")
@@ -149,9 +196,23 @@ def test_import_answers_judge_and_report_say_how_far_the_judge_is_trusted(kg, st
 def test_llm_judge_validated_through_the_test_server(kg, store, llm_server, monkeypatch):
     monkeypatch.setenv("EVAL_TEST_KEY", "sk-test-judge-validate")
     llm_server.add_rule(match=PATHS_MARKER, reply=scripted_path_verdicts)  # odd ids present
-    out = json.loads(kg("judge", "validate", "--gold", str(GOLD), "--judge", "judge-model",
-                        "--base-url", llm_server.base_url, "--api-key-env", "EVAL_TEST_KEY",
-                        "--no-cache", "--format", "json").stdout)
+    out = json.loads(
+        kg(
+            "judge",
+            "validate",
+            "--gold",
+            str(GOLD),
+            "--judge",
+            "judge-model",
+            "--base-url",
+            llm_server.base_url,
+            "--api-key-env",
+            "EVAL_TEST_KEY",
+            "--no-cache",
+            "--format",
+            "json",
+        ).stdout
+    )
     n_answers = len([x for x in GOLD.read_text().splitlines() if x.strip()])
     assert len(llm_server.requests_matching(PATHS_MARKER)) == n_answers  # one checklist each
     assert out["judge"] == "llm:judge-model" and out["errors"] == []
@@ -163,5 +224,4 @@ def test_llm_judge_validated_through_the_test_server(kg, store, llm_server, monk
     j, gd = _gold_pairs(store, scripted)
     assert out["overall"]["kappa"]["mean"] == pytest.approx(cohen_kappa_score(j, gd))
     assert out["overall"]["judge_present"] == sum(j)
-    assert latest_validations(store, ["llm:judge-model"])["llm:judge-model"]["answers"] \
-        == n_answers
+    assert latest_validations(store, ["llm:judge-model"])["llm:judge-model"]["answers"] == n_answers

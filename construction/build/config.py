@@ -20,7 +20,12 @@ class BuildConfig(BaseModel):
     embedding_model: str = "all-MiniLM-L6-v2"
     duplicate_cosine: float = Field(0.95, gt=0, le=1)
     # 4. clustering
+    # Reduce the embeddings before HDBSCAN (False: cluster the raw vectors). "spectral" is a
+    # Laplacian eigenmap of the cosine kNN graph (scikit-learn, ~1 s); "umap" is the published
+    # pipeline's UMAP (its numba JIT is cached on disk, still tens of seconds on 2 cores).
     use_umap: bool = True
+    reducer: Literal["spectral", "umap"] = "spectral"
+    spectral_components: int = 8
     umap_neighbors: int = 15
     umap_components: int = 5
     umap_min_dist: float = 0.0
@@ -29,6 +34,8 @@ class BuildConfig(BaseModel):
     min_samples: int | None = None
     # "leaf" keeps the fine-grained clusters; "eom" merges a textbook into a few broad ones.
     cluster_selection: Literal["leaf", "eom"] = "leaf"
+    # Above this share of unclustered facts the build warns (the concepts miss the text).
+    max_outlier_share: float = Field(0.3, ge=0, le=1)
     key_evidence: int = 10
     topic_words: int = 10
     # 5. candidate pairs
@@ -41,8 +48,10 @@ class BuildConfig(BaseModel):
     soft_min_facts: int = 3
     # 6. relations
     allow_new_relations: bool = False
+    # Offline: labels per ordered concept pair, and the cue score a label needs (1.0 = one
+    # relation cue between the two mentions; qualified labels also need their qualifier).
     offline_max_relations: int = 3
-    offline_margin: float = 0.06
+    offline_min_label_score: float = 1.0
     # 7. paths and perspectives
     max_hops: int = Field(3, ge=1, le=3)
     one_hop_min_relations: int = 3

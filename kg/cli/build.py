@@ -100,7 +100,9 @@ def register(app: typer.Typer) -> None:
         chunk_overlap: int = typer.Option(150, help="overlap between text chunks"),
         embedding_model: str = typer.Option("all-MiniLM-L6-v2"),
         duplicate_cosine: float = typer.Option(0.95, help="merge facts at this cosine"),
-        umap: bool = typer.Option(True, help="UMAP reduction before HDBSCAN"),
+        umap: bool = typer.Option(True, help="reduce the embeddings before HDBSCAN"),
+        reducer: str = typer.Option("spectral", help="spectral (Laplacian eigenmap, ~1 s) "
+                                    "or umap (the published pipeline's; slower)"),
         min_cluster_size: int = typer.Option(10, help="HDBSCAN (scaled down for small "
                                              "corpora)"),
         min_pair_score: float = typer.Option(4.0, help="keep concept pairs scoring this"),
@@ -149,7 +151,7 @@ def register(app: typer.Typer) -> None:
             cfg = BuildConfig(
                 domain=domain, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
                 embedding_model=embedding_model, duplicate_cosine=duplicate_cosine,
-                use_umap=umap, min_cluster_size=min_cluster_size,
+                use_umap=umap, reducer=reducer, min_cluster_size=min_cluster_size,
                 min_pair_score=min_pair_score, top_k_pairs=top_k or None,
                 allow_new_relations=allow_new_relations, concurrency=concurrency,
                 cluster_selection=cluster_selection, max_hops=max_hops,

@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from kg.cli import bench, build, db, perspectra
+from kg.cli import bench, build, db, perspectra, validate
 from kg.cli import eval as eval_cli
 
 app = typer.Typer(
@@ -51,6 +51,7 @@ bench.register(app)
 build.register(app)
 eval_cli.register(app)
 perspectra.register(app)
+validate.register(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,6 +1,7 @@
 """Stage 4a: clustering. A reduction of the embeddings (default: a spectral embedding of the
-15-neighbour kNN graph, 8 components; or the published UMAP: 15 neighbours, 5 components,
-min_dist 0, cosine, fixed seed) then HDBSCAN; min cluster size scaled down for small corpora.
+15-neighbour kNN graph, 5 components, then HDBSCAN "eom"; or the published UMAP: 15 neighbours,
+5 components, min_dist 0, cosine, fixed seed, then HDBSCAN "leaf"); the min cluster size is
+scaled down for small corpora.
 Outliers stay unclustered (their share is reported; above `max_outlier_share` the build warns).
 Each cluster becomes a Concept `topic_N` whose topic words are its most distinctive noun phrases
 (c-TF-IDF) and whose mention terms recognize it in a sentence; facts link to it with their
@@ -59,7 +60,7 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
         reduced = True
     clusterer = hdbscan.HDBSCAN(
         min_cluster_size=size, min_samples=cfg.min_samples, metric="euclidean",
-        cluster_selection_method=cfg.cluster_selection, prediction_data=True,
+        cluster_selection_method=cfg.selection(), prediction_data=True,
     )
     labels = clusterer.fit_predict(data)
     n_clusters = int(labels.max()) + 1 if len(labels) else 0
@@ -92,7 +93,7 @@ def run(ctx: BuildContext) -> StageReport:
         rep.items = 1
         params = (cfg.use_umap, cfg.reducer, cfg.spectral_components, cfg.umap_neighbors,
                   cfg.umap_components, cfg.umap_min_dist,
-                  cfg.seed, cfg.min_cluster_size, cfg.min_samples, cfg.cluster_selection,
+                  cfg.seed, cfg.min_cluster_size, cfg.min_samples, cfg.selection(),
                   cfg.topic_words, cfg.key_evidence)
         input_hash = content_uid(fingerprint([f["uid"] for f in facts]), *params)
         if ctx.done_items(STAGE).get("domain") == input_hash:

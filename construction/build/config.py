@@ -25,7 +25,7 @@ class BuildConfig(BaseModel):
     # pipeline's UMAP (its numba JIT is cached on disk, still tens of seconds on 2 cores).
     use_umap: bool = True
     reducer: Literal["spectral", "umap"] = "spectral"
-    spectral_components: int = 8
+    spectral_components: int = 5
     umap_neighbors: int = 15
     umap_components: int = 5
     umap_min_dist: float = 0.0
@@ -33,7 +33,9 @@ class BuildConfig(BaseModel):
     min_cluster_size: int = 10
     min_samples: int | None = None
     # "leaf" keeps the fine-grained clusters; "eom" merges a textbook into a few broad ones.
-    cluster_selection: Literal["leaf", "eom"] = "leaf"
+    # None: the reducer's own (UMAP: leaf; spectral: eom, which keeps the outlier share near
+    # 25% where leaf leaves 30-70% of the facts unclustered).
+    cluster_selection: Literal["leaf", "eom"] | None = None
     # Above this share of unclustered facts the build warns (the concepts miss the text).
     max_outlier_share: float = Field(0.3, ge=0, le=1)
     key_evidence: int = 10
@@ -61,6 +63,11 @@ class BuildConfig(BaseModel):
     evidence_per_question: int = 4
     # LLM
     concurrency: int = 4
+
+    def selection(self) -> Literal["leaf", "eom"]:
+        if self.cluster_selection is not None:
+            return self.cluster_selection
+        return "eom" if self.use_umap and self.reducer == "spectral" else "leaf"
 
     def scaled_min_cluster_size(self, n_facts: int) -> int:
         """HDBSCAN needs smaller clusters on small corpora: about 1/25 of the facts, >= 3."""

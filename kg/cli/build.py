@@ -108,8 +108,9 @@ def register(app: typer.Typer) -> None:
         min_pair_score: float = typer.Option(4.0, help="keep concept pairs scoring this"),
         top_k: int = typer.Option(3, help="keep each concept's top k pairs (0 = all pairs "
                                   "scoring at least --min-pair-score)"),
-        cluster_selection: str = typer.Option("leaf", help="HDBSCAN cluster selection: leaf "
-                                              "(fine-grained) or eom"),
+        cluster_selection: str | None = typer.Option(
+            None, help="HDBSCAN cluster selection: leaf (fine-grained) or eom (default: eom "
+            "after the spectral reduction, leaf after UMAP)"),
         max_hops: int = typer.Option(3, help="longest reasoning path (1-3)"),
         one_hop_min: int = typer.Option(3, help="parallel relations a 1-hop pair needs"),
         multi_hop_min: int = typer.Option(4, help="fewest relation combinations of a "
@@ -181,11 +182,31 @@ def register(app: typer.Typer) -> None:
                     progress=lambda label, total: _Bar(progress, label, total))
             except (ChunkInputError, PaletteError, ValueError) as exc:
                 fail(str(exc))
+            report = None
+            if result.status == "done" and (only is None or only == ["questions"]
+                                            or only == ["evidence"]):
+                # The build's own verdict: the same checks as `kg validate DOMAIN`.
+                from construction.quality.validate import DomainNotFound, validate_domain
+
+                try:
+                    report = validate_domain(store, domain)
+                except DomainNotFound:
+                    report = None
         if as_json:
-            console.print_json(json.dumps(result.model_dump()))
+            body = result.model_dump()
+            body["validation"] = report.model_dump() if report else None
+            console.print_json(json.dumps(body))
             return
         console.print(_stage_table(result))
         console.print(_summary_table(result))
         for s in result.stages:
             for note in s["notes"]:
-                console.print(f"[dim]{s['stage']}: {note}[/]", highlight=False)
+                style = "bold yellow" if note.startswith("WARNING") else "dim"
+                console.print(f"[{style}]{s['stage']}: {note}[/]", highlight=False)
+        if report is not None:
+            from kg.cli.validate import print_report
+
+            print_report(report)
+            if report.status == "fail":
+                console.print(f"[bold red]validation failed[/]: see `kg validate {domain}`",
+                              highlight=False)

@@ -56,13 +56,22 @@ class BuildConfig(BaseModel):
     offline_min_label_score: float = 1.0
     # 7. paths and perspectives
     max_hops: int = Field(3, ge=1, le=3)
-    one_hop_min_relations: int = 3
-    multi_hop_min_combinations: int = 4
+    # None = the route's default: the published rules (1 hop: >= 3 parallel relations; multi
+    # hop: 4-14 combinations) for a model's graph; 2 and 2 offline, where every edge needs a
+    # sentence that states it and parallel relations are rarer.
+    one_hop_min_relations: int | None = None
+    multi_hop_min_combinations: int | None = None
     multi_hop_max_combinations: int = 14
     # 9. focused evidence
     evidence_per_question: int = 4
     # LLM
     concurrency: int = 4
+
+    def group_rules(self, offline: bool) -> tuple[int, int, int]:
+        """(1-hop min parallel relations, multi-hop min and max combinations)."""
+        one = self.one_hop_min_relations or (2 if offline else 3)
+        multi = self.multi_hop_min_combinations or (2 if offline else 4)
+        return one, multi, self.multi_hop_max_combinations
 
     def selection(self) -> Literal["leaf", "eom"]:
         if self.cluster_selection is not None:

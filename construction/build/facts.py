@@ -172,6 +172,7 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
 
     llm.map(todo, one, ctx.config.concurrency)
     bar.close()
-    rep.counts["non_facts"] = non_fact_total(rep.counts)
-    if rep.counts["non_facts"]:
-        rep.note(f"{rep.counts['non_facts']} model sentences state no fact and were dropped")
+    non_facts = non_fact_total(rep.counts)
+    if non_facts:
+        rep.counts["non_facts"] = non_facts
+        rep.note(f"{non_facts} model sentences state no fact and were dropped")

@@ -146,6 +146,22 @@ def _base(word: str) -> str:
     return word
 
 
+# Common verbs of expository text; the corpus can overrule any of them by using it as a noun
+# ("the flow", "a supply").
+COMMON_VERBS = frozenset("""
+be have do does say make go take come see know get give find think tell become show leave put
+bring begin keep hold write stand let mean set meet run pay sit speak lie lead read grow lose
+fall send build draw break spend cut rise drive choose seek throw catch deal win lay sell fight
+reduce increase decrease contain include release carry lift pump flow drain supply provide
+produce cause prevent allow enable require use form create remove add move turn store protect
+control affect occur exist remain describe explain represent consist depend relate apply act
+change develop follow involve result refer receive replace return serve support travel treat
+cross enter pass reach start stop end join lower raise fill feed soak hit sit lie sits lies
+absorb emit convert transfer combine split bind attach break divide belong differ vary appear
+seem help try call look live happen believe work play turn ask need want like
+""".split())
+
+
 def guess_verbs(texts: list[str]) -> frozenset[str]:
     """Base forms the corpus uses as verbs ("to accelerate", "can describe") and never as
     nouns ("the force"): without a tagger, this is what cuts "force accelerates" in two."""
@@ -160,7 +176,7 @@ def guess_verbs(texts: list[str]) -> frozenset[str]:
             elif prev in _NOUN_CONTEXT:
                 nouns.add(word)
                 nouns.add(_base(word))
-    return frozenset(verbs - nouns)
+    return frozenset((verbs | COMMON_VERBS) - nouns)
 
 
 def _content(low: str, verbs: frozenset[str]) -> bool:

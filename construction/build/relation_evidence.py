@@ -69,8 +69,9 @@ LEXICON: dict[str, list[tuple[str, bool]]] = {
         (r"is why|why", _F),
     ],
     "reduc": [
-        (r"reduc(e|es|ed|ing)|decreas(e|es|ed|ing)|lower(s|ed)?\b|diminish(es|ed)?", _F),
+        (r"reduc(e|es|ed|ing)|decreas(e|es|ed|ing)|lower(s|ed)\b|diminish(es|ed)?", _F),
         (r"oppos(e|es|ed|ing)|slow(s|ed)? (down)?|weaken(s|ed)?|dissipat(e|es|ed)", _F),
+        (r"cut(s)? (down|back)|less(ens|ened)", _F),
         (r"resist(s|ed)?|limit(s|ed)?\b", _F),
     ],
     "compon": [
@@ -157,6 +158,18 @@ LEXICON: dict[str, list[tuple[str, bool]]] = {
         (r"example(s)? of|instance of|illustrat(e|es|ed|ion)|case of", _F),
         (r"such as|for example|for instance|e\.g\.|including", _I),
     ],
+    "suppl": [(r"suppl(y|ies|ied|ying)|deliver(s|ed|ing)?|feed(s|ing)?\b|fed\b", _F),
+              (r"(carr(y|ies|ied)|send(s)?|sent|pump(s|ed)?|lift(s|ed)?) .{0,40}\b(to|toward)",
+               _F), (r"supplied by|fed by|comes from|draws (water )?from", _I)],
+    "drain": [(r"drain(s|ed)? (in)?to|flow(s|ed)? (in)?to|empt(y|ies|ied) into", _F),
+              (r"discharg(e|es|ed)|end(s|ed)? up in|run(s)? (off )?into|carr(y|ies|ied) .{0,40}"
+               r"\binto", _F)],
+    "recharg": [(r"recharg(e|es|ed|ing)|refill(s|ed)?|replenish(es|ed)?|top(s|ped)? up", _F),
+                (r"soak(s|ed)? into|seep(s|ed)? into", _F)],
+    "prevent": [(r"prevent(s|ed|ing)?|stop(s|ped)?\b|avoid(s|ed)?|protect(s|ed)? .{0,30}from",
+                 _F), (r"keep(s)? .{0,30} from|block(s|ed)?", _F)],
+    "control": [(r"control(s|led|ling)?|regulat(e|es|ed)|adjust(s|ed)?|manag(e|es|ed)", _F),
+                (r"operat(e|es|ed)|set(s)? (how|the)|open(s|ed)? and clos", _F)],
     "chang": [
         (r"chang(e|es|ed)|transform(s|ed)?|reform(s|ed)?|overthr(ew|ow|own)", _F),
         (r"collaps(e|ed)|abolish(ed)?|end(ed)? (of)?|rise of|fall of|new\b", _F),
@@ -195,6 +208,9 @@ _LABEL_STOP = {
     "process",
     "phenomenon",
     "have",
+    "into",
+    "from",
+    "at",
 }
 _DESC_WORD = re.compile(r"[a-z]{5,}")
 # What may open the second of two adjacent sentences to relate it to the first.
@@ -248,7 +264,9 @@ def label_cues(rel: PaletteRelation) -> LabelCues:
             qualifiers.append(q)
             continue
         key = _lexicon_key(w)
-        cues.extend(LEXICON[key] if key else [(re.escape(w) + r"\w*", False)])
+        # Unknown word: its stem ("supplies" -> "suppl") and any ending.
+        stem = _stem(w).rstrip("iy") or w
+        cues.extend(LEXICON[key] if key else [(re.escape(stem) + r"\w*", False)])
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     desc = sorted(
@@ -346,7 +364,9 @@ def match_labels(
                     continue  # a cue inside a concept's own name is not a statement
                 if cue_window and not cue_window[0] <= m.start() < cue_window[1]:
                     continue
-                between = lo <= m.start() and m.end() <= hi
+                # Between = the cue reaches into the gap between the two mentions
+                # ("pump groundwater from X to Y" spans X).
+                between = m.start() < hi and m.end() > lo
                 # "Because of X, Y ..." / "During X, Y ...": an inverse cue may open the clause.
                 opens = inverse and m.end() <= min(a.start, b.start)
                 weight = CUE_BETWEEN if between or opens else CUE_OUTSIDE

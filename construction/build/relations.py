@@ -59,7 +59,10 @@ def edge_row(ctx: BuildContext, src: str, label: str, dst: str, category: str | 
 
 
 def validate_relation(item: RelationItem, a_key: str, b_key: str, palette: Palette,
-                      allow_new: bool) -> tuple[str, str, str, str | None, str]:
+                      allow_new: bool, evidence: list[str] | None = None
+                      ) -> tuple[str, str, str, str | None, str]:
+    """(source, label, target, category, reason) of a model's relation, or RejectedReply.
+    With `evidence` (the pair's key-evidence facts), the reason must quote one verbatim."""
     src, dst, label = item.source.strip(), item.target.strip(), item.label.strip()
     if src == dst:
         raise RejectedReply("self_loop", f"{src} -> {dst}")
@@ -69,6 +72,8 @@ def validate_relation(item: RelationItem, a_key: str, b_key: str, palette: Palet
         raise RejectedReply("bad_label", label)
     if not item.reason.strip():
         raise RejectedReply("missing_field", "reason")
+    if evidence is not None and not any(norm(f) in norm(item.reason) for f in evidence if f):
+        raise RejectedReply("ungrounded_reason", item.reason[:120])
     category = palette.category_of(label)
     if label not in palette.labels() and label not in palette.new_relations:
         if not allow_new:
@@ -265,7 +270,8 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
         for item in reply.relations:
             try:
                 src, label, dst, cat, reason = validate_relation(
-                    item, p["a_key"], p["b_key"], palette, ctx.config.allow_new_relations)
+                    item, p["a_key"], p["b_key"], palette, ctx.config.allow_new_relations,
+                    evidence=p["a_facts"] + p["b_facts"])
             except RejectedReply as exc:
                 rep.reject(exc.reason)
                 continue

@@ -112,9 +112,11 @@ def register(app: typer.Typer) -> None:
             None, help="HDBSCAN cluster selection: leaf (fine-grained) or eom (default: eom "
             "after the spectral reduction, leaf after UMAP)"),
         max_hops: int = typer.Option(3, help="longest reasoning path (1-3)"),
-        one_hop_min: int = typer.Option(3, help="parallel relations a 1-hop pair needs"),
-        multi_hop_min: int = typer.Option(4, help="fewest relation combinations of a "
-                                          "multi-hop concept sequence"),
+        one_hop_min: int | None = typer.Option(None, help="parallel relations a 1-hop pair "
+                                               "needs (default 3 with a model, 2 offline)"),
+        multi_hop_min: int | None = typer.Option(None, help="fewest relation combinations of "
+                                                 "a multi-hop concept sequence (default 4 "
+                                                 "with a model, 2 offline)"),
         multi_hop_max: int = typer.Option(14, help="most relation combinations of a "
                                           "multi-hop concept sequence"),
         evidence: int = typer.Option(4, help="focused evidence facts per question (offline)"),

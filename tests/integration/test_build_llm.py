@@ -50,7 +50,7 @@ def relations_reply(body):
         {"source": b, "target": a, "label": "CAUSES", "reason": "B changes A, trust me."},
         {"source": a, "target": "topic_999", "label": "CAUSES", "reason": "wrong endpoint"},
         {"source": a, "target": a, "label": "CAUSES", "reason": "self loop"},
-        {"source": a, "target": b, "label": "INVENTS", "reason": "not in the palette",
+        {"source": a, "target": b, "label": "INVENTS", "reason": f"{fact} (not in the palette)",
          "description": "A brings B into being.", "category": "causal_relations"},
         {"source": a, "target": b, "label": "supplies", "reason": "bad label"},
     ]}

@@ -298,3 +298,23 @@ def test_templates_name_the_endpoints_hint_at_the_focus_and_never_repeat():
         for i in range(30)
     }
     assert len(openings) >= 3  # the templates vary across concept pairs
+
+
+def test_relations_prompt_keeps_the_published_rules_and_the_reply_check_grounding():
+    from construction.build.llm_route import RejectedReply
+    from construction.build.palette import parse_palette
+    from construction.build.relations import RelationItem, validate_relation
+    from kg.prompt_files import load_prompt
+
+    text = load_prompt("build/relations").text.lower()
+    assert "both directions" in text  # bidirectional search
+    assert "exhaustive" in text and "every relation" in text  # exhaustive enumeration
+    assert "word for word" in text and "evidence" in text  # grounding, checkable
+    palette = parse_palette({"c": {"relations": [{"name": "CAUSES"}]}})
+    fact = "Friction produces thermal energy at the surfaces."
+    ok = RelationItem(source="t0", target="t1", label="CAUSES", reason=f"{fact} So it heats.")
+    assert validate_relation(ok, "t0", "t1", palette, False, evidence=[fact])[4].startswith(
+        "Friction")
+    loose = RelationItem(source="t0", target="t1", label="CAUSES", reason="It heats things.")
+    with pytest.raises(RejectedReply, match="ungrounded_reason"):
+        validate_relation(loose, "t0", "t1", palette, False, evidence=[fact])

@@ -318,3 +318,17 @@ def test_relations_prompt_keeps_the_published_rules_and_the_reply_check_groundin
     loose = RelationItem(source="t0", target="t1", label="CAUSES", reason="It heats things.")
     with pytest.raises(RejectedReply, match="ungrounded_reason"):
         validate_relation(loose, "t0", "t1", palette, False, evidence=[fact])
+
+
+def test_group_rules_and_cluster_selection_follow_the_route():
+    from construction.build.config import BuildConfig
+
+    cfg = BuildConfig(domain="d")
+    assert cfg.group_rules(offline=False) == (3, 4, 14)  # the published rules
+    assert cfg.group_rules(offline=True) == (2, 2, 14)
+    mine = BuildConfig(domain="d", one_hop_min_relations=4, multi_hop_min_combinations=5)
+    assert mine.group_rules(offline=True) == (4, 5, 14)
+    assert cfg.selection() == "leaf"
+    assert BuildConfig(domain="d", reducer="spectral").selection() == "eom"
+    assert BuildConfig(domain="d", reducer="spectral", cluster_selection="leaf").selection() == (
+        "leaf")

@@ -98,7 +98,7 @@ def report(r: dict) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--domains", nargs="+", default=["physics", "biology", "history"])
-    ap.add_argument("--reducer", default="umap", choices=["spectral", "umap"])
+    ap.add_argument("--reducer", default="auto", choices=["auto", "spectral", "umap"])
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:

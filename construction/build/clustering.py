@@ -37,7 +37,8 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
                  n_facts, cfg.min_cluster_size, size)
     data = vecs
     reduced = False
-    if cfg.use_umap and cfg.reducer == "spectral" and n_facts > cfg.spectral_components + 2:
+    reducer = cfg.reducer_for(n_facts)
+    if cfg.use_umap and reducer == "spectral" and n_facts > cfg.spectral_components + 2:
         from sklearn.manifold import SpectralEmbedding
 
         data = SpectralEmbedding(
@@ -60,7 +61,7 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
         reduced = True
     clusterer = hdbscan.HDBSCAN(
         min_cluster_size=size, min_samples=cfg.min_samples, metric="euclidean",
-        cluster_selection_method=cfg.selection(), prediction_data=True,
+        cluster_selection_method=cfg.selection(n_facts), prediction_data=True,
     )
     labels = clusterer.fit_predict(data)
     n_clusters = int(labels.max()) + 1 if len(labels) else 0
@@ -93,7 +94,7 @@ def run(ctx: BuildContext) -> StageReport:
         rep.items = 1
         params = (cfg.use_umap, cfg.reducer, cfg.spectral_components, cfg.umap_neighbors,
                   cfg.umap_components, cfg.umap_min_dist,
-                  cfg.seed, cfg.min_cluster_size, cfg.min_samples, cfg.selection(),
+                  cfg.seed, cfg.min_cluster_size, cfg.min_samples, cfg.selection(len(facts)),
                   cfg.topic_words, cfg.key_evidence)
         input_hash = content_uid(fingerprint([f["uid"] for f in facts]), *params)
         if ctx.done_items(STAGE).get("domain") == input_hash:
@@ -106,7 +107,7 @@ def run(ctx: BuildContext) -> StageReport:
         vecs = np.asarray([f["embedding"] for f in facts], dtype=np.float32)
         result = cluster_vectors(vecs, cfg, len(facts))
         rep.note(f"HDBSCAN min cluster size {result.min_cluster_size} for {len(facts)} facts"
-                 + (f" after {cfg.reducer} reduction" if result.reduced else
+                 + (f" after {cfg.reducer_for(len(facts))} reduction" if result.reduced else
                     " (no reduction)"))
         rows = concept_rows(ctx, facts, vecs, result)
         members = membership_rows(facts, vecs, result, cfg.key_evidence, ctx.domain)
@@ -121,7 +122,8 @@ def run(ctx: BuildContext) -> StageReport:
                      f"of the text (try --min-cluster-size smaller or --cluster-selection)")
         elif outliers:
             rep.note(f"{outliers} outlier facts ({share:.0%}) stay unclustered")
-        prov = ctx.provenance(STAGE, source=f"offline: {cfg.reducer} + HDBSCAN + noun-phrase "
+        prov = ctx.provenance(STAGE, source=f"offline: {cfg.reducer_for(len(facts))} + HDBSCAN + "
+                                            "noun-phrase "
                                             "c-TF-IDF")
         steps = [ctx.step_row(STAGE, "domain", input_hash)]
 

@@ -24,7 +24,11 @@ class BuildConfig(BaseModel):
     # published pipeline's UMAP (its numba JIT is cached on disk); "spectral", a Laplacian
     # eigenmap of the kNN graph (scikit-learn, ~1 s), is faster but finds half the concepts.
     use_umap: bool = True
-    reducer: Literal["spectral", "umap"] = "umap"
+    # "auto": spectral below `spectral_below_facts` facts (the demo's 148 facts: 9 concepts and
+    # 6 questions, where UMAP left 0), UMAP above (physics: 19 concepts and 80 questions, where
+    # the spectral reduction found 11 and 4).
+    reducer: Literal["auto", "spectral", "umap"] = "auto"
+    spectral_below_facts: int = 300
     spectral_components: int = 5
     umap_neighbors: int = 15
     umap_components: int = 5
@@ -73,10 +77,15 @@ class BuildConfig(BaseModel):
         multi = self.multi_hop_min_combinations or (2 if offline else 4)
         return one, multi, self.multi_hop_max_combinations
 
-    def selection(self) -> Literal["leaf", "eom"]:
+    def reducer_for(self, n_facts: int) -> Literal["spectral", "umap"]:
+        if self.reducer != "auto":
+            return self.reducer
+        return "spectral" if n_facts < self.spectral_below_facts else "umap"
+
+    def selection(self, n_facts: int = 10**9) -> Literal["leaf", "eom"]:
         if self.cluster_selection is not None:
             return self.cluster_selection
-        return "eom" if self.use_umap and self.reducer == "spectral" else "leaf"
+        return "eom" if self.use_umap and self.reducer_for(n_facts) == "spectral" else "leaf"
 
     def scaled_min_cluster_size(self, n_facts: int) -> int:
         """HDBSCAN needs smaller clusters on small corpora: about 1/25 of the facts, >= 3."""

@@ -101,8 +101,9 @@ def register(app: typer.Typer) -> None:
         embedding_model: str = typer.Option("all-MiniLM-L6-v2"),
         duplicate_cosine: float = typer.Option(0.95, help="merge facts at this cosine"),
         umap: bool = typer.Option(True, help="reduce the embeddings before HDBSCAN"),
-        reducer: str = typer.Option("umap", help="umap (the published pipeline's; JIT "
-                                    "cached on disk) or spectral (~1 s, fewer concepts)"),
+        reducer: str = typer.Option("auto", help="umap (the published pipeline's; JIT "
+                                    "cached on disk), spectral (~1 s, fewer concepts on a "
+                                    "textbook) or auto (spectral below 300 facts)"),
         min_cluster_size: int = typer.Option(10, help="HDBSCAN (scaled down for small "
                                              "corpora)"),
         min_pair_score: float = typer.Option(4.0, help="keep concept pairs scoring this"),

@@ -328,7 +328,8 @@ def test_group_rules_and_cluster_selection_follow_the_route():
     assert cfg.group_rules(offline=True) == (2, 2, 14)
     mine = BuildConfig(domain="d", one_hop_min_relations=4, multi_hop_min_combinations=5)
     assert mine.group_rules(offline=True) == (4, 5, 14)
-    assert cfg.selection() == "leaf"
+    assert cfg.selection() == "leaf" and cfg.reducer_for(745) == "umap"
+    assert cfg.reducer_for(148) == "spectral" and cfg.selection(148) == "eom"
     assert BuildConfig(domain="d", reducer="spectral").selection() == "eom"
     assert BuildConfig(domain="d", reducer="spectral", cluster_selection="leaf").selection() == (
         "leaf")

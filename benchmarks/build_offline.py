@@ -32,8 +32,8 @@ BUDGET_GB = 2.0
 
 
 def child(domain: str, reducer: str) -> None:
-    from construction.build.config import BuildConfig
-    from construction.build.runner import build_domain
+    from construction.pipeline.config import BuildConfig
+    from construction.pipeline.runner import build_domain
     from construction.quality.validate import validate_domain
     from kg import cypher_files
     from kg.store import Store
@@ -41,7 +41,7 @@ def child(domain: str, reducer: str) -> None:
     name = f"bench_{domain}"
     with Store() as store:
         with store.session() as s:  # CALL ... IN TRANSACTIONS needs an auto-commit query
-            s.run(cypher_files.load("build/delete_domain"), domain=name).consume()
+            s.run(cypher_files.load("pipeline/delete_domain"), domain=name).consume()
         load_before = os.getloadavg()[0]
         start = time.perf_counter()
         result = build_domain(store, BuildConfig(domain=name, reducer=reducer),
@@ -51,7 +51,7 @@ def child(domain: str, reducer: str) -> None:
         load_after = os.getloadavg()[0]
         report = validate_domain(store, name)
         with store.session() as s:
-            s.run(cypher_files.load("build/delete_domain"), domain=name).consume()
+            s.run(cypher_files.load("pipeline/delete_domain"), domain=name).consume()
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
     print(json.dumps({"domain": domain, "seconds": total, "peak_gb": peak_gb,
                       "load": [load_before, load_after], "summary": result.summary,

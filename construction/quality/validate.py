@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from construction.build.noun_phrases import NAME_STOP, norm, occurs_in, stop_words
+from construction.pipeline.noun_phrases import NAME_STOP, norm, occurs_in, stop_words
 from kg.store import Store
 
 Status = Literal["pass", "warn", "fail"]

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from construction.build import context as context_mod
-from construction.build.chunks import ChunkInputError
-from construction.build.config import BuildConfig
-from construction.build.palette import PaletteError
-from construction.build.runner import build_domain
+from construction.pipeline import context as context_mod
+from construction.pipeline.chunks import ChunkInputError
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.runner import build_domain
+from kg.palette import PaletteError
 
 pytestmark = pytest.mark.integration
 
@@ -84,7 +84,7 @@ def test_every_demo_question_has_a_target_a_distractor_and_evidence(store):
 
 
 def test_demo_passes_validation_with_grounded_edges_and_named_concepts(store):
-    from construction.build.noun_phrases import NAME_STOP, norm, occurs_in
+    from construction.pipeline.noun_phrases import NAME_STOP, norm, occurs_in
     from construction.quality.validate import validate_domain
 
     report = validate_domain(store, "demo")
@@ -181,7 +181,7 @@ def test_cli_builds_a_stage_and_prints_the_summary(store):
 def test_every_build_query_plans_on_the_server(store):
     from kg import cypher_files
 
-    names = [n for n in cypher_files.all_names() if n.startswith(("build/", "quality/"))]
+    names = [n for n in cypher_files.all_names() if n.startswith(("pipeline/", "quality/"))]
     assert len(names) > 30
     for name in names:
         if "IN TRANSACTIONS" in cypher_files.load(name):

@@ -7,12 +7,12 @@ from collections import Counter
 
 import pytest
 
-from construction.build import text_units as tu
-from construction.build.clustering import mention_terms
-from construction.build.concepts import offline_name
-from construction.build.fact_filter import non_fact_kind
-from construction.build.facts import offline_facts
-from construction.build.noun_phrases import (
+from construction.pipeline import text_units as tu
+from construction.pipeline.clustering import mention_terms
+from construction.pipeline.concepts import offline_name
+from construction.pipeline.fact_filter import non_fact_kind
+from construction.pipeline.facts import offline_facts
+from construction.pipeline.noun_phrases import (
     ctfidf_phrases,
     guess_verbs,
     nameable,
@@ -20,15 +20,15 @@ from construction.build.noun_phrases import (
     occurs_in,
     surface_form,
 )
-from construction.build.palette import PaletteRelation
-from construction.build.question_text import HINTS, offline_question, question_problem
-from construction.build.relation_evidence import (
+from construction.pipeline.question_text import HINTS, offline_question, question_problem
+from construction.pipeline.relation_evidence import (
     find_mentions,
     label_cues,
     match_labels,
     term_pattern,
 )
-from construction.build.relations import concept_patterns, evidence_edges
+from construction.pipeline.relations import concept_patterns, evidence_edges
+from kg.palette import PaletteRelation
 
 
 @pytest.mark.parametrize(
@@ -301,12 +301,12 @@ def test_templates_name_the_endpoints_hint_at_the_focus_and_never_repeat():
 
 
 def test_relations_prompt_keeps_the_published_rules_and_the_reply_check_grounding():
-    from construction.build.llm_route import RejectedReply
-    from construction.build.palette import parse_palette
-    from construction.build.relations import RelationItem, validate_relation
+    from construction.pipeline.llm_route import RejectedReply
+    from construction.pipeline.relations import RelationItem, validate_relation
+    from kg.palette import parse_palette
     from kg.prompt_files import load_prompt
 
-    text = load_prompt("build/relations").text.lower()
+    text = load_prompt("pipeline/relations").text.lower()
     assert "both directions" in text  # bidirectional search
     assert "exhaustive" in text and "every relation" in text  # exhaustive enumeration
     assert "word for word" in text and "evidence" in text  # grounding, checkable
@@ -321,7 +321,7 @@ def test_relations_prompt_keeps_the_published_rules_and_the_reply_check_groundin
 
 
 def test_group_rules_and_cluster_selection_follow_the_route():
-    from construction.build.config import BuildConfig
+    from construction.pipeline.config import BuildConfig
 
     cfg = BuildConfig(domain="d")
     assert cfg.group_rules(offline=False) == (3, 4, 14)  # the published rules

@@ -25,8 +25,11 @@ import time
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "perspectivebench" / "raw"
-PALETTES = {"physics": "pyhsic_init_palette.json", "biology": "biology_init_palette.json",
-            "history": "history_init_palette.json"}
+PALETTES = {
+    "physics": "pyhsic_init_palette.json",
+    "biology": "biology_init_palette.json",
+    "history": "history_init_palette.json",
+}
 BUDGET_S = {"physics": 30.0, "biology": 60.0, "history": 60.0}
 BUDGET_GB = 2.0
 
@@ -44,18 +47,31 @@ def child(domain: str, reducer: str) -> None:
             s.run(cypher_files.load("pipeline/delete_domain"), domain=name).consume()
         load_before = os.getloadavg()[0]
         start = time.perf_counter()
-        result = build_domain(store, BuildConfig(domain=name, reducer=reducer),
-                              chunk_paths=[DATA / f"{domain}_chunks.json"],
-                              palette_path=DATA / PALETTES[domain])
+        result = build_domain(
+            store,
+            BuildConfig(domain=name, reducer=reducer),
+            chunk_paths=[DATA / f"{domain}_chunks.json"],
+            palette_path=DATA / PALETTES[domain],
+        )
         total = time.perf_counter() - start
         load_after = os.getloadavg()[0]
         report = validate_domain(store, name)
         with store.session() as s:
             s.run(cypher_files.load("pipeline/delete_domain"), domain=name).consume()
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
-    print(json.dumps({"domain": domain, "seconds": total, "peak_gb": peak_gb,
-                      "load": [load_before, load_after], "summary": result.summary,
-                      "stages": result.stages, "validation": report.model_dump()}))
+    print(
+        json.dumps(
+            {
+                "domain": domain,
+                "seconds": total,
+                "peak_gb": peak_gb,
+                "load": [load_before, load_after],
+                "summary": result.summary,
+                "stages": result.stages,
+                "validation": report.model_dump(),
+            }
+        )
+    )
 
 
 def report(r: dict) -> None:
@@ -63,36 +79,66 @@ def report(r: dict) -> None:
     emb = st["embeddings"]
     n_emb = emb["counts"].get("facts_embedded", 0)
     budget = BUDGET_S[r["domain"]]
-    print(f"\n== {r['domain']}: {r['seconds']:.1f} s end to end "
-          f"(x{r['seconds'] / budget:.2f} of the {budget:.0f} s target), "
-          f"peak RSS {r['peak_gb']:.2f} GB (x{r['peak_gb'] / BUDGET_GB:.2f} of {BUDGET_GB} GB); "
-          f"load average {r['load'][0]:.1f} -> {r['load'][1]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"\n== {r['domain']}: {r['seconds']:.1f} s end to end "
+        f"(x{r['seconds'] / budget:.2f} of the {budget:.0f} s target), "
+        f"peak RSS {r['peak_gb']:.2f} GB (x{r['peak_gb'] / BUDGET_GB:.2f} of {BUDGET_GB} GB); "
+        f"load average {r['load'][0]:.1f} -> {r['load'][1]:.1f} on {os.cpu_count()} cores"
+    )
     print("   " + "  ".join(f"{s}={v['seconds']:.1f}s" for s, v in st.items()))
-    print(f"   embedded {n_emb} facts in {emb['seconds']:.1f} s = "
-          f"{n_emb / max(emb['seconds'], 1e-9):.1f} facts/s (cold cache, incl. model load)")
-    print(f"   path enumeration (Cypher, 1-3 hops + group rules): "
-          f"{st['paths']['counts'].get('enumeration_ms', 0)} ms; paths stage "
-          f"{st['paths']['seconds']:.2f} s")
-    keys = ("chunks", "facts", "merged_duplicates", "concepts", "outliers", "candidate_pairs",
-            "edges", "paths", "perspectives", "questions")
+    print(
+        f"   embedded {n_emb} facts in {emb['seconds']:.1f} s = "
+        f"{n_emb / max(emb['seconds'], 1e-9):.1f} facts/s (cold cache, incl. model load)"
+    )
+    print(
+        f"   path enumeration (Cypher, 1-3 hops + group rules): "
+        f"{st['paths']['counts'].get('enumeration_ms', 0)} ms; paths stage "
+        f"{st['paths']['seconds']:.2f} s"
+    )
+    keys = (
+        "chunks",
+        "facts",
+        "merged_duplicates",
+        "concepts",
+        "outliers",
+        "candidate_pairs",
+        "edges",
+        "paths",
+        "perspectives",
+        "questions",
+    )
     print("   " + ", ".join(f"{k}={r['summary'][k]}" for k in keys))
     facts = st["facts"]["counts"]
-    print(f"   non-fact sentences dropped: {facts.get('non_facts', 0)} ("
-          + ", ".join(f"{k.removeprefix('non_fact_')} {v}" for k, v in sorted(facts.items())
-                      if k.startswith("non_fact_")) + ")")
+    print(
+        f"   non-fact sentences dropped: {facts.get('non_facts', 0)} ("
+        + ", ".join(
+            f"{k.removeprefix('non_fact_')} {v}"
+            for k, v in sorted(facts.items())
+            if k.startswith("non_fact_")
+        )
+        + ")"
+    )
     clu = st["clusters"]["counts"]
-    print(f"   outlier share {clu.get('outlier_share_pct', 0)}%; relations: "
-          f"{st['relations']['counts'].get('linked_pairs', 0)} linked pairs, "
-          f"{st['relations']['counts'].get('pairs_both_directions', 0)} in both directions")
+    print(
+        f"   outlier share {clu.get('outlier_share_pct', 0)}%; relations: "
+        f"{st['relations']['counts'].get('linked_pairs', 0)} linked pairs, "
+        f"{st['relations']['counts'].get('pairs_both_directions', 0)} in both directions"
+    )
     v = r["validation"]
     g = "n/a" if v["groundedness"] is None else f"{v['groundedness']:.1%}"
     n = "n/a" if v["naming"] is None else f"{v['naming']:.1%}"
-    print(f"   kg validate: {v['status'].upper()}  groundedness {g}, naming {n}, "
-          f"duplicate questions {v['duplicate_questions']}")
+    print(
+        f"   kg validate: {v['status'].upper()}  groundedness {g}, naming {n}, "
+        f"duplicate questions {v['duplicate_questions']}"
+    )
     print("   " + "  ".join(f"{c['name']}={c['status']}" for c in v["checks"]))
-    print("   questions per hop 1/2/3: "
-          + " / ".join(f"{h['questions']}" for h in v["hops"]) + "  (paper's Table 1: "
-          + " / ".join(f"{h['paper_questions']}" for h in v["hops"]) + ")")
+    print(
+        "   questions per hop 1/2/3: "
+        + " / ".join(f"{h['questions']}" for h in v["hops"])
+        + "  (paper's Table 1: "
+        + " / ".join(f"{h['paper_questions']}" for h in v["hops"])
+        + ")"
+    )
 
 
 def main() -> None:
@@ -104,8 +150,10 @@ def main() -> None:
     if args.child:
         child(args.child, args.reducer)
         return
-    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-          f"(reducer {args.reducer})")
+    print(
+        f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        f"(reducer {args.reducer})"
+    )
     for domain in args.domains:
         with tempfile.TemporaryDirectory() as cache:
             # Embeddings start cold; numba's compiled UMAP code persists between builds as it
@@ -113,12 +161,20 @@ def main() -> None:
             from kg.settings import get_settings
 
             numba = os.environ.get("NUMBA_CACHE_DIR") or str(get_settings().cache_dir / "numba")
-            env = {**os.environ, "KG_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1",
-                   "NUMBA_CACHE_DIR": numba}
+            env = {
+                **os.environ,
+                "KG_CACHE_DIR": cache,
+                "HF_HUB_OFFLINE": "1",
+                "NUMBA_CACHE_DIR": numba,
+            }
             # The server password file lives in the config dir, not the cache: keep it.
-            out = subprocess.run([sys.executable, __file__, "--child", domain,
-                                  "--reducer", args.reducer], env=env,
-                                 capture_output=True, text=True, check=False)
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", domain, "--reducer", args.reducer],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
         if out.returncode != 0:
             print(f"{domain}: failed\n{out.stderr[-2000:]}")
             continue

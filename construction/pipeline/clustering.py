@@ -21,9 +21,9 @@ DOWNSTREAM = ["concepts", "pairs", "relations", "paths", "questions", "evidence"
 
 
 class Clustering(BaseModel):
-    labels: list[int]            # -1 = outlier
-    probs: list[float]           # membership probability in the assigned cluster
-    soft: list[list[float]]      # membership in every cluster (rows sum to <= 1)
+    labels: list[int]  # -1 = outlier
+    probs: list[float]  # membership probability in the assigned cluster
+    soft: list[list[float]]  # membership in every cluster (rows sum to <= 1)
     min_cluster_size: int
     reduced: bool
 
@@ -33,8 +33,12 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
 
     size = cfg.scaled_min_cluster_size(n_facts)
     if size != cfg.min_cluster_size:
-        log.info("clusters: %d facts: HDBSCAN min cluster size scaled from %d to %d",
-                 n_facts, cfg.min_cluster_size, size)
+        log.info(
+            "clusters: %d facts: HDBSCAN min cluster size scaled from %d to %d",
+            n_facts,
+            cfg.min_cluster_size,
+            size,
+        )
     data = vecs
     reduced = False
     reducer = cfg.reducer_for(n_facts)
@@ -42,8 +46,10 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
         from sklearn.manifold import SpectralEmbedding
 
         data = SpectralEmbedding(
-            n_components=cfg.spectral_components, affinity="nearest_neighbors",
-            n_neighbors=min(cfg.umap_neighbors, n_facts - 1), random_state=cfg.seed,
+            n_components=cfg.spectral_components,
+            affinity="nearest_neighbors",
+            n_neighbors=min(cfg.umap_neighbors, n_facts - 1),
+            random_state=cfg.seed,
         ).fit_transform(vecs)
         reduced = True
     elif cfg.use_umap and n_facts > cfg.umap_components + 2:
@@ -54,14 +60,20 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
 
         warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
         reducer = umap.UMAP(
-            n_neighbors=min(cfg.umap_neighbors, n_facts - 1), n_components=cfg.umap_components,
-            min_dist=cfg.umap_min_dist, metric="cosine", random_state=cfg.seed,
+            n_neighbors=min(cfg.umap_neighbors, n_facts - 1),
+            n_components=cfg.umap_components,
+            min_dist=cfg.umap_min_dist,
+            metric="cosine",
+            random_state=cfg.seed,
         )
         data = reducer.fit_transform(vecs)
         reduced = True
     clusterer = hdbscan.HDBSCAN(
-        min_cluster_size=size, min_samples=cfg.min_samples, metric="euclidean",
-        cluster_selection_method=cfg.selection(n_facts), prediction_data=True,
+        min_cluster_size=size,
+        min_samples=cfg.min_samples,
+        metric="euclidean",
+        cluster_selection_method=cfg.selection(n_facts),
+        prediction_data=True,
     )
     labels = clusterer.fit_predict(data)
     n_clusters = int(labels.max()) + 1 if len(labels) else 0
@@ -70,8 +82,13 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
         soft = np.asarray(soft, dtype=float).reshape(len(labels), n_clusters)
     else:
         soft = np.zeros((len(labels), 0))
-    return Clustering(labels=labels.tolist(), probs=clusterer.probabilities_.tolist(),
-                      soft=soft.round(4).tolist(), min_cluster_size=size, reduced=reduced)
+    return Clustering(
+        labels=labels.tolist(),
+        probs=clusterer.probabilities_.tolist(),
+        soft=soft.round(4).tolist(),
+        min_cluster_size=size,
+        reduced=reduced,
+    )
 
 
 def _numba_cache() -> None:
@@ -92,10 +109,20 @@ def run(ctx: BuildContext) -> StageReport:
         cfg = ctx.config
         facts = ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)
         rep.items = 1
-        params = (cfg.use_umap, cfg.reducer, cfg.spectral_components, cfg.umap_neighbors,
-                  cfg.umap_components, cfg.umap_min_dist,
-                  cfg.seed, cfg.min_cluster_size, cfg.min_samples, cfg.selection(len(facts)),
-                  cfg.topic_words, cfg.key_evidence)
+        params = (
+            cfg.use_umap,
+            cfg.reducer,
+            cfg.spectral_components,
+            cfg.umap_neighbors,
+            cfg.umap_components,
+            cfg.umap_min_dist,
+            cfg.seed,
+            cfg.min_cluster_size,
+            cfg.min_samples,
+            cfg.selection(len(facts)),
+            cfg.topic_words,
+            cfg.key_evidence,
+        )
         input_hash = content_uid(fingerprint([f["uid"] for f in facts]), *params)
         if ctx.done_items(STAGE).get("domain") == input_hash:
             rep.resumed = 1
@@ -106,34 +133,44 @@ def run(ctx: BuildContext) -> StageReport:
             return rep
         vecs = np.asarray([f["embedding"] for f in facts], dtype=np.float32)
         result = cluster_vectors(vecs, cfg, len(facts))
-        rep.note(f"HDBSCAN min cluster size {result.min_cluster_size} for {len(facts)} facts"
-                 + (f" after {cfg.reducer_for(len(facts))} reduction" if result.reduced else
-                    " (no reduction)"))
+        rep.note(
+            f"HDBSCAN min cluster size {result.min_cluster_size} for {len(facts)} facts"
+            + (
+                f" after {cfg.reducer_for(len(facts))} reduction"
+                if result.reduced
+                else " (no reduction)"
+            )
+        )
         rows = concept_rows(ctx, facts, vecs, result)
         members = membership_rows(facts, vecs, result, cfg.key_evidence, ctx.domain)
         outliers = sum(1 for label in result.labels if label < 0)
         share = outliers / len(result.labels)
-        rep.counts.update(concepts=len(rows), outliers=outliers,
-                          outlier_share_pct=round(100 * share))
+        rep.counts.update(
+            concepts=len(rows), outliers=outliers, outlier_share_pct=round(100 * share)
+        )
         if share > cfg.max_outlier_share:
             rep.counts["warnings"] = rep.counts.get("warnings", 0) + 1
-            rep.note(f"WARNING: {outliers} of {len(result.labels)} facts ({share:.0%}) are "
-                     f"outliers, above {cfg.max_outlier_share:.0%}: the concepts cover little "
-                     f"of the text (try --min-cluster-size smaller or --cluster-selection)")
+            rep.note(
+                f"WARNING: {outliers} of {len(result.labels)} facts ({share:.0%}) are "
+                f"outliers, above {cfg.max_outlier_share:.0%}: the concepts cover little "
+                f"of the text (try --min-cluster-size smaller or --cluster-selection)"
+            )
         elif outliers:
             rep.note(f"{outliers} outlier facts ({share:.0%}) stay unclustered")
-        prov = ctx.provenance(STAGE, source=f"offline: {cfg.reducer_for(len(facts))} + HDBSCAN + "
-                                            "noun-phrase "
-                                            "c-TF-IDF")
+        prov = ctx.provenance(
+            STAGE, source=f"offline: {cfg.reducer_for(len(facts))} + HDBSCAN + noun-phrase c-TF-IDF"
+        )
         steps = [ctx.step_row(STAGE, "domain", input_hash)]
 
         def work(tx) -> None:
             # Re-clustering replaces the domain's concepts and everything built on them.
             ctx.store.tx_query(tx, "pipeline/delete_concepts", domain=ctx.domain)
-            ctx.store.tx_query(tx, "pipeline/state_clear", domain=ctx.domain,
-                               stages=[STAGE, *DOWNSTREAM])
-            ctx.store.tx_query(tx, "pipeline/write_concepts", rows=rows, provenance=prov,
-                               domain=ctx.domain)
+            ctx.store.tx_query(
+                tx, "pipeline/state_clear", domain=ctx.domain, stages=[STAGE, *DOWNSTREAM]
+            )
+            ctx.store.tx_query(
+                tx, "pipeline/write_concepts", rows=rows, provenance=prov, domain=ctx.domain
+            )
             ctx.store.tx_query(tx, "pipeline/write_memberships", rows=members, provenance=prov)
             ctx.store.tx_query(tx, "pipeline/state_mark_done", rows=steps)
 
@@ -142,8 +179,9 @@ def run(ctx: BuildContext) -> StageReport:
         return rep
 
 
-def concept_rows(ctx: BuildContext, facts: list[dict], vecs: np.ndarray,
-                 result: Clustering) -> list[dict]:
+def concept_rows(
+    ctx: BuildContext, facts: list[dict], vecs: np.ndarray, result: Clustering
+) -> list[dict]:
     labels = np.asarray(result.labels)
     n = int(labels.max()) + 1 if len(labels) else 0
     docs = [[facts[i]["text"] for i in np.nonzero(labels == k)[0]] for k in range(n)]
@@ -155,10 +193,16 @@ def concept_rows(ctx: BuildContext, facts: list[dict], vecs: np.ndarray,
         centroid = vecs[idx].mean(axis=0)
         central = idx[int(np.argmax(vecs[idx] @ centroid))]
         key = f"topic_{k}"
-        rows.append({"uid": content_uid(ctx.domain, key), "key": key,
-                     "topic_words": [p for p, _ in ranked[k][: ctx.config.topic_words]],
-                     "terms": terms[k], "central_fact": facts[central]["uid"],
-                     "size": int(len(idx))})
+        rows.append(
+            {
+                "uid": content_uid(ctx.domain, key),
+                "key": key,
+                "topic_words": [p for p, _ in ranked[k][: ctx.config.topic_words]],
+                "terms": terms[k],
+                "central_fact": facts[central]["uid"],
+                "size": int(len(idx)),
+            }
+        )
     return rows
 
 
@@ -183,8 +227,9 @@ def mention_terms(ranked: list[list[tuple[str, float]]]) -> list[list[str]]:
     return out
 
 
-def membership_rows(facts: list[dict], vecs: np.ndarray, result: Clustering, key_evidence: int,
-                    domain: str) -> list[dict]:
+def membership_rows(
+    facts: list[dict], vecs: np.ndarray, result: Clustering, key_evidence: int, domain: str
+) -> list[dict]:
     """IN_CONCEPT rows: prob, and rank for the concept's Key Evidence (most central first)."""
     labels = np.asarray(result.labels)
     rows = []
@@ -194,17 +239,27 @@ def membership_rows(facts: list[dict], vecs: np.ndarray, result: Clustering, key
         order = idx[np.lexsort((-(vecs[idx] @ centroid), -np.asarray(result.probs)[idx]))]
         for rank, i in enumerate(order.tolist()):
             soft = result.soft[i]
-            rows.append({
-                "fact": facts[i]["uid"], "concept": concept_uid(domain, f"topic_{k}"),
-                "prob": round(float(result.probs[i]), 4),
-                "rank": rank if rank < key_evidence else None,
-                "soft_keys": [f"topic_{j}" for j, p in enumerate(soft) if p > 0],
-                "soft_probs": [p for p in soft if p > 0],
-            })
+            rows.append(
+                {
+                    "fact": facts[i]["uid"],
+                    "concept": concept_uid(domain, f"topic_{k}"),
+                    "prob": round(float(result.probs[i]), 4),
+                    "rank": rank if rank < key_evidence else None,
+                    "soft_keys": [f"topic_{j}" for j, p in enumerate(soft) if p > 0],
+                    "soft_probs": [p for p in soft if p > 0],
+                }
+            )
     for i, label in enumerate(result.labels):
         if label < 0 and result.soft[i]:
             soft = result.soft[i]
-            rows.append({"fact": facts[i]["uid"], "concept": None, "prob": 0.0, "rank": None,
-                         "soft_keys": [f"topic_{j}" for j, p in enumerate(soft) if p > 0],
-                         "soft_probs": [p for p in soft if p > 0]})
+            rows.append(
+                {
+                    "fact": facts[i]["uid"],
+                    "concept": None,
+                    "prob": 0.0,
+                    "rank": None,
+                    "soft_keys": [f"topic_{j}" for j, p in enumerate(soft) if p > 0],
+                    "soft_probs": [p for p in soft if p > 0],
+                }
+            )
     return rows

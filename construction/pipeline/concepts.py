@@ -18,8 +18,7 @@ class SummaryReply(BaseModel):
     summary: str = Field(min_length=1, description="one sentence synthesizing the facts")
 
 
-def offline_name(topic_words: list[str], taken: set[str],
-                 facts: list[str] | None = None) -> str:
+def offline_name(topic_words: list[str], taken: set[str], facts: list[str] | None = None) -> str:
     """The concept's most distinctive noun phrase (its c-TF-IDF ranked `topic_words`) that
     occurs in its facts, is not a generic word and is not taken in the domain, written as the
     facts write it. Without facts (renaming a model's duplicate name) only the first two hold."""
@@ -48,37 +47,60 @@ def offline_summary(central: str, topic_words: list[str]) -> str:
 
 
 def row(uid: str, name: str, summary: str, topic_words: list[str], provenance: str) -> dict:
-    return {"uid": uid, "name": name, "summary": summary, "provenance": provenance,
-            "text": f"{name}. {summary} {' '.join(topic_words)}"}
+    return {
+        "uid": uid,
+        "name": name,
+        "summary": summary,
+        "provenance": provenance,
+        "text": f"{name}. {summary} {' '.join(topic_words)}",
+    }
 
 
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         # Offline names are checked against every fact of the concept, the model sees the key
         # evidence only.
-        concepts = ctx.store.query("pipeline/concepts_with_evidence", domain=ctx.domain,
-                                   limit=ctx.config.key_evidence if ctx.llm else 100000)
+        concepts = ctx.store.query(
+            "pipeline/concepts_with_evidence",
+            domain=ctx.domain,
+            limit=ctx.config.key_evidence if ctx.llm else 100000,
+        )
         todo = ctx.pending(STAGE, rep, concepts)
         pending = {c["uid"] for c in todo}
         taken = {c["name"].lower() for c in concepts if c["uid"] not in pending and c["name"]}
         if ctx.llm:
             _run_llm(ctx, rep, todo, taken)
             return rep
-        prov = ctx.provenance(STAGE, source="offline: most distinctive noun phrase (c-TF-IDF) "
-                                            "+ central fact")
+        prov = ctx.provenance(
+            STAGE, source="offline: most distinctive noun phrase (c-TF-IDF) + central fact"
+        )
         rows = []
         bar = ctx.bar("concepts", len(todo))
         for c in todo:
-            central = next((t for t, u in zip(c["facts"], c["fact_uids"], strict=True)
-                            if u == c["central_fact"]), c["facts"][0] if c["facts"] else "")
+            central = next(
+                (
+                    t
+                    for t, u in zip(c["facts"], c["fact_uids"], strict=True)
+                    if u == c["central_fact"]
+                ),
+                c["facts"][0] if c["facts"] else "",
+            )
             name = offline_name(c["topic_words"], taken, c["facts"])
             taken.add(name.lower())
-            rows.append(row(c["uid"], name, offline_summary(central, c["topic_words"]),
-                            c["topic_words"], prov))
+            rows.append(
+                row(
+                    c["uid"],
+                    name,
+                    offline_summary(central, c["topic_words"]),
+                    c["topic_words"],
+                    prov,
+                )
+            )
             bar.advance()
         bar.close()
-        ctx.write_items(STAGE, [("pipeline/write_concept_summaries", {"rows": rows})],
-                        [r["uid"] for r in rows])
+        ctx.write_items(
+            STAGE, [("pipeline/write_concept_summaries", {"rows": rows})], [r["uid"] for r in rows]
+        )
         rep.written = len(rows)
         return rep
 
@@ -92,8 +114,9 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict], taken: set[s
     async def one(c: dict) -> None:
         facts = "\n".join(f"- {t}" for t in c["facts"])
         try:
-            reply = await llm.ask("summary", SummaryReply, facts=facts,
-                                  topic_words=", ".join(c["topic_words"]))
+            reply = await llm.ask(
+                "summary", SummaryReply, facts=facts, topic_words=", ".join(c["topic_words"])
+            )
             name = " ".join(reply.name.split())
             if len(name.split()) > 8:
                 raise RejectedReply("invalid_reply", "name longer than 8 words")

@@ -27,18 +27,25 @@ class FactsReply(BaseModel):
     facts: list[FactItem] = Field(min_length=1)
 
 
-def fact_row(ctx: BuildContext, chunk_uid: str, text: str, entities: list[str],
-             provenance: str) -> dict:
+def fact_row(
+    ctx: BuildContext, chunk_uid: str, text: str, entities: list[str], provenance: str
+) -> dict:
     ents = []
     for name in dict.fromkeys(e.strip() for e in entities if e.strip()):
         ents.append({"uid": entity_uid(ctx.domain, name), "name": name})
-    return {"uid": fact_uid(ctx.domain, text), "chunk": chunk_uid, "domain": ctx.domain,
-            "text": text, "entities": ents, "provenance": provenance}
+    return {
+        "uid": fact_uid(ctx.domain, text),
+        "chunk": chunk_uid,
+        "domain": ctx.domain,
+        "text": text,
+        "entities": ents,
+        "provenance": provenance,
+    }
 
 
-def offline_facts(text: str, df: Counter[str], n_sentences: int, min_facts: int,
-                  max_facts: int, max_entities: int
-                  ) -> tuple[list[tuple[str, list[str]]], Counter[str]]:
+def offline_facts(
+    text: str, df: Counter[str], n_sentences: int, min_facts: int, max_facts: int, max_entities: int
+) -> tuple[list[tuple[str, list[str]]], Counter[str]]:
     """(facts with entities, sentences dropped per reason). Sentences that state no fact
     (`fact_filter.KINDS`) are dropped first; importance = summed rarity of recurring keyphrases
     per sqrt(length); facts keep their order in the chunk."""
@@ -81,8 +88,7 @@ def run(ctx: BuildContext) -> StageReport:
         return rep
 
 
-def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict],
-                 todo: list[dict]) -> None:
+def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict], todo: list[dict]) -> None:
     cfg = ctx.config
     all_sents = [s for c in chunks for s in tu.sentences(c["text"])]
     df = tu.phrase_frequencies(all_sents)
@@ -91,8 +97,9 @@ def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict],
     batch: list[dict] = []
     batch_items: list[str] = []
     for c in todo:
-        facts, dropped = offline_facts(c["text"], df, len(all_sents), cfg.min_facts,
-                                       cfg.max_facts, cfg.max_entities)
+        facts, dropped = offline_facts(
+            c["text"], df, len(all_sents), cfg.min_facts, cfg.max_facts, cfg.max_entities
+        )
         rep.skipped += sum(dropped.values())
         for key, n in dropped.items():
             rep.counts[key] = rep.counts.get(key, 0) + n
@@ -111,14 +118,20 @@ def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict],
     non_facts = non_fact_total(rep.counts)
     rep.counts["non_facts"] = non_facts
     if non_facts:
-        kinds = ", ".join(f"{k.removeprefix('non_fact_')} {v}" for k, v in
-                          sorted(rep.counts.items()) if k.startswith("non_fact_"))
-        rep.note(f"{non_facts} sentences state no fact and were dropped before clustering "
-                 f"({kinds})")
+        kinds = ", ".join(
+            f"{k.removeprefix('non_fact_')} {v}"
+            for k, v in sorted(rep.counts.items())
+            if k.startswith("non_fact_")
+        )
+        rep.note(
+            f"{non_facts} sentences state no fact and were dropped before clustering ({kinds})"
+        )
     if rep.skipped > non_facts:
-        rep.note(f"{rep.skipped - non_facts} other sentences not kept (cut at a chunk edge, "
-                 f"unresolved pronoun, too short/long, or below the top {cfg.max_facts} of "
-                 f"their chunk)")
+        rep.note(
+            f"{rep.skipped - non_facts} other sentences not kept (cut at a chunk edge, "
+            f"unresolved pronoun, too short/long, or below the top {cfg.max_facts} of "
+            f"their chunk)"
+        )
 
 
 def _flush(ctx: BuildContext, rep: StageReport, rows: list[dict], items: list[str]) -> None:
@@ -149,8 +162,13 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
 
     async def one(c: dict) -> None:
         try:
-            reply = await llm.ask("facts", FactsReply, chunk=c["text"],
-                                  min_facts=ctx.config.min_facts, max_facts=ctx.config.max_facts)
+            reply = await llm.ask(
+                "facts",
+                FactsReply,
+                chunk=c["text"],
+                min_facts=ctx.config.min_facts,
+                max_facts=ctx.config.max_facts,
+            )
             facts = validate_reply(reply, ctx.config.max_facts)
         except RejectedReply as exc:
             rep.reject(exc.reason)

@@ -148,7 +148,8 @@ def _base(word: str) -> str:
 
 # Common verbs of expository text; the corpus can overrule any of them by using it as a noun
 # ("the flow", "a supply").
-COMMON_VERBS = frozenset("""
+COMMON_VERBS = frozenset(
+    """
 be have do does say make go take come see know get give find think tell become show leave put
 bring begin keep hold write stand let mean set meet run pay sit speak lie lead read grow lose
 fall send build draw break spend cut rise drive choose seek throw catch deal win lay sell fight
@@ -159,7 +160,8 @@ change develop follow involve result refer receive replace return serve support 
 cross enter pass reach start stop end join lower raise fill feed soak hit sit lie sits lies
 absorb emit convert transfer combine split bind attach break divide belong differ vary appear
 seem help try call look live happen believe work play turn ask need want like
-""".split())
+""".split()
+)
 
 
 def guess_verbs(texts: list[str]) -> frozenset[str]:

@@ -8,46 +8,117 @@ import re
 import zlib
 
 FAMILIES: list[tuple[str, tuple[str, ...]]] = [
-    ("mechanism", ("caus", "consequen", "regulat", "effect", "control", "mechan", "reduc",
-                   "enabl", "explain", "inhibit", "activ", "promot", "result")),
-    ("comparison", ("compar", "contrast", "taxonom", "altern", "classif", "similar", "type",
-                    "exampl")),
-    ("sequence", ("tempor", "procedur", "sequen", "process", "pathway", "narrative", "order",
-                  "histor", "chrono", "preced", "step", "cycl")),
-    ("structure", ("struct", "function", "compos", "part", "anatom", "organi", "defin",
-                   "component", "locat", "serv")),
+    (
+        "mechanism",
+        (
+            "caus",
+            "consequen",
+            "regulat",
+            "effect",
+            "control",
+            "mechan",
+            "reduc",
+            "enabl",
+            "explain",
+            "inhibit",
+            "activ",
+            "promot",
+            "result",
+        ),
+    ),
+    (
+        "comparison",
+        ("compar", "contrast", "taxonom", "altern", "classif", "similar", "type", "exampl"),
+    ),
+    (
+        "sequence",
+        (
+            "tempor",
+            "procedur",
+            "sequen",
+            "process",
+            "pathway",
+            "narrative",
+            "order",
+            "histor",
+            "chrono",
+            "preced",
+            "step",
+            "cycl",
+        ),
+    ),
+    (
+        "structure",
+        (
+            "struct",
+            "function",
+            "compos",
+            "part",
+            "anatom",
+            "organi",
+            "defin",
+            "component",
+            "locat",
+            "serv",
+        ),
+    ),
     ("context", ("context", "ideolog", "framework", "background", "cultur", "basis")),
-    ("flow", ("flow", "transport", "supply", "movement", "transfer", "exchange", "produc",
-              "requir", "input", "output")),
+    (
+        "flow",
+        (
+            "flow",
+            "transport",
+            "supply",
+            "movement",
+            "transfer",
+            "exchange",
+            "produc",
+            "requir",
+            "input",
+            "output",
+        ),
+    ),
 ]
 
 # The hint of each family, in the published questions' manner ("..., focusing on the
 # underlying mechanism"): general conceptual words, never a relation label.
 HINTS: dict[str, list[str]] = {
-    "mechanism": ["focusing on the underlying mechanism",
-                  "focusing on how a change in one drives a change in the other",
-                  "with attention to the physical process that links them",
-                  "focusing on what makes one act on the other"],
-    "comparison": ["focusing on what they share and where they part ways",
-                   "focusing on their scope and defining features",
-                   "focusing on where each sits in a broader classification",
-                   "focusing on what sets them apart"],
-    "sequence": ["focusing on which must be established first",
-                 "focusing on the order in which they unfold",
-                 "focusing on how the earlier one sets the stage for the later one",
-                 "focusing on the place each takes in a larger workflow"],
-    "structure": ["focusing on the role each plays within the larger whole",
-                  "focusing on how one is built into the other",
-                  "focusing on their organization and the part each takes",
-                  "focusing on how their make-up relates"],
-    "context": ["focusing on the ideas and circumstances that frame them",
-                "focusing on the background one provides for the other",
-                "focusing on the setting in which one shaped the other",
-                "focusing on the beliefs and conditions that tie them together"],
-    "flow": ["focusing on the essential resources one provides for the other",
-             "focusing on what one takes in and what it gives out",
-             "focusing on what travels between them and where it goes",
-             "focusing on the route material takes from one to the other"],
+    "mechanism": [
+        "focusing on the underlying mechanism",
+        "focusing on how a change in one drives a change in the other",
+        "with attention to the physical process that links them",
+        "focusing on what makes one act on the other",
+    ],
+    "comparison": [
+        "focusing on what they share and where they part ways",
+        "focusing on their scope and defining features",
+        "focusing on where each sits in a broader classification",
+        "focusing on what sets them apart",
+    ],
+    "sequence": [
+        "focusing on which must be established first",
+        "focusing on the order in which they unfold",
+        "focusing on how the earlier one sets the stage for the later one",
+        "focusing on the place each takes in a larger workflow",
+    ],
+    "structure": [
+        "focusing on the role each plays within the larger whole",
+        "focusing on how one is built into the other",
+        "focusing on their organization and the part each takes",
+        "focusing on how their make-up relates",
+    ],
+    "context": [
+        "focusing on the ideas and circumstances that frame them",
+        "focusing on the background one provides for the other",
+        "focusing on the setting in which one shaped the other",
+        "focusing on the beliefs and conditions that tie them together",
+    ],
+    "flow": [
+        "focusing on the essential resources one provides for the other",
+        "focusing on what one takes in and what it gives out",
+        "focusing on what travels between them and where it goes",
+        "focusing on the route material takes from one to the other",
+    ],
 }
 # {a}, {b}: endpoint names; {h}: the hint. Each opens with a fixed word (names stay as the
 # facts write them, e.g. lower case).
@@ -72,12 +143,19 @@ MULTI_HOP = [
 _SUFFIXES = ("ically", "ation", "ing", "ies", "ed", "es", "al", "s", "e")
 # A few common synonyms of relation words, so a question cannot just paraphrase a label.
 SYNONYMS = {
-    "caus": {"lead", "trigger", "result", "produc"}, "precede": {"before", "prior"},
-    "preced": {"before", "prior"}, "contrast": {"differ", "difference", "unlike", "oppos"},
-    "type": {"kind", "sort"}, "alternativ": {"instead"}, "enabl": {"allow", "permit"},
-    "reduc": {"decreas", "lower", "diminish"}, "explain": {"explanat"},
-    "defin": {"definit"}, "inhibit": {"repress", "suppress", "block"},
-    "activat": {"promot", "stimulat"}, "exampl": {"instanc"},
+    "caus": {"lead", "trigger", "result", "produc"},
+    "precede": {"before", "prior"},
+    "preced": {"before", "prior"},
+    "contrast": {"differ", "difference", "unlike", "oppos"},
+    "type": {"kind", "sort"},
+    "alternativ": {"instead"},
+    "enabl": {"allow", "permit"},
+    "reduc": {"decreas", "lower", "diminish"},
+    "explain": {"explanat"},
+    "defin": {"definit"},
+    "inhibit": {"repress", "suppress", "block"},
+    "activat": {"promot", "stimulat"},
+    "exampl": {"instanc"},
 }
 _ID = re.compile(r"\btopic_\d+\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+")
@@ -112,8 +190,10 @@ def label_words_in(text: str, labels: list[str]) -> list[str]:
     hits = []
     for word in _WORD.findall(text.lower()):
         s = stem(word)
-        if any(s == b or (len(b) >= 5 and s.startswith(b)) or (len(s) >= 5 and b.startswith(s))
-               for b in bad):
+        if any(
+            s == b or (len(b) >= 5 and s.startswith(b)) or (len(s) >= 5 and b.startswith(s))
+            for b in bad
+        ):
             hits.append(word)
     return hits
 
@@ -143,9 +223,12 @@ def family_of(category: str) -> str | None:
 
 
 def _gerund(hint: str) -> str:
-    """"focusing on X" -> "focusing on X"; "with attention to X" -> "paying attention to X"."""
-    return hint if hint.startswith("focusing") else hint.replace("with attention", "paying "
-                                                                  "attention", 1)
+    """ "focusing on X" -> "focusing on X"; "with attention to X" -> "paying attention to X"."""
+    return (
+        hint
+        if hint.startswith("focusing")
+        else hint.replace("with attention", "paying attention", 1)
+    )
 
 
 def _and(names: list[str]) -> str:
@@ -154,8 +237,14 @@ def _and(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def offline_question(names: list[str], focus: list[str], theme: str, labels: list[str],
-                     variant: int = 0, avoid: set[str] | None = None) -> str | None:
+def offline_question(
+    names: list[str],
+    focus: list[str],
+    theme: str,
+    labels: list[str],
+    variant: int = 0,
+    avoid: set[str] | None = None,
+) -> str | None:
     """A template question that names the endpoint concepts, hints at the focus's family and
     passes `question_problem`; never one of `avoid` (the domain's questions so far). Templates
     and hints rotate with `variant` and the concepts, so siblings read differently."""
@@ -172,12 +261,21 @@ def offline_question(names: list[str], focus: list[str], theme: str, labels: lis
         for i in range(len(templates) * len(hints)):
             t = templates[(seed + i) % len(templates)]
             h = hints[(seed // len(templates) + i // len(templates) + variant) % len(hints)]
-            candidates.append(t.format(a=first, b=last, via=_and(names[1:-1]) or "",
-                                       chain=_and(names), h=h, hg=_gerund(h),
-                                       H=h[0].upper() + h[1:]))
+            candidates.append(
+                t.format(
+                    a=first,
+                    b=last,
+                    via=_and(names[1:-1]) or "",
+                    chain=_and(names),
+                    h=h,
+                    hg=_gerund(h),
+                    H=h[0].upper() + h[1:],
+                )
+            )
     words = theme.replace("/", " and ").replace("->", "and").lower()
-    candidates.append(f"Describe the connection between {first} and {last} from a "
-                      f"{words} point of view.")
+    candidates.append(
+        f"Describe the connection between {first} and {last} from a {words} point of view."
+    )
     for text in dict.fromkeys(candidates):
         if text not in avoid and question_problem(text, names, labels) is None:
             return text

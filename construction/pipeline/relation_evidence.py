@@ -158,18 +158,31 @@ LEXICON: dict[str, list[tuple[str, bool]]] = {
         (r"example(s)? of|instance of|illustrat(e|es|ed|ion)|case of", _F),
         (r"such as|for example|for instance|e\.g\.|including", _I),
     ],
-    "suppl": [(r"suppl(y|ies|ied|ying)|deliver(s|ed|ing)?|feed(s|ing)?\b|fed\b", _F),
-              (r"(carr(y|ies|ied)|send(s)?|sent|pump(s|ed)?|lift(s|ed)?) .{0,40}\b(to|toward)",
-               _F), (r"supplied by|fed by|comes from|draws (water )?from", _I)],
-    "drain": [(r"drain(s|ed)? (in)?to|flow(s|ed)? (in)?to|empt(y|ies|ied) into", _F),
-              (r"discharg(e|es|ed)|end(s|ed)? up in|run(s)? (off )?into|carr(y|ies|ied) .{0,40}"
-               r"\binto", _F)],
-    "recharg": [(r"recharg(e|es|ed|ing)|refill(s|ed)?|replenish(es|ed)?|top(s|ped)? up", _F),
-                (r"soak(s|ed)? into|seep(s|ed)? into", _F)],
-    "prevent": [(r"prevent(s|ed|ing)?|stop(s|ped)?\b|avoid(s|ed)?|protect(s|ed)? .{0,30}from",
-                 _F), (r"keep(s)? .{0,30} from|block(s|ed)?", _F)],
-    "control": [(r"control(s|led|ling)?|regulat(e|es|ed)|adjust(s|ed)?|manag(e|es|ed)", _F),
-                (r"operat(e|es|ed)|set(s)? (how|the)|open(s|ed)? and clos", _F)],
+    "suppl": [
+        (r"suppl(y|ies|ied|ying)|deliver(s|ed|ing)?|feed(s|ing)?\b|fed\b", _F),
+        (r"(carr(y|ies|ied)|send(s)?|sent|pump(s|ed)?|lift(s|ed)?) .{0,40}\b(to|toward)", _F),
+        (r"supplied by|fed by|comes from|draws (water )?from", _I),
+    ],
+    "drain": [
+        (r"drain(s|ed)? (in)?to|flow(s|ed)? (in)?to|empt(y|ies|ied) into", _F),
+        (
+            r"discharg(e|es|ed)|end(s|ed)? up in|run(s)? (off )?into|carr(y|ies|ied) .{0,40}"
+            r"\binto",
+            _F,
+        ),
+    ],
+    "recharg": [
+        (r"recharg(e|es|ed|ing)|refill(s|ed)?|replenish(es|ed)?|top(s|ped)? up", _F),
+        (r"soak(s|ed)? into|seep(s|ed)? into", _F),
+    ],
+    "prevent": [
+        (r"prevent(s|ed|ing)?|stop(s|ped)?\b|avoid(s|ed)?|protect(s|ed)? .{0,30}from", _F),
+        (r"keep(s)? .{0,30} from|block(s|ed)?", _F),
+    ],
+    "control": [
+        (r"control(s|led|ling)?|regulat(e|es|ed)|adjust(s|ed)?|manag(e|es|ed)", _F),
+        (r"operat(e|es|ed)|set(s)? (how|the)|open(s|ed)? and clos", _F),
+    ],
     "chang": [
         (r"chang(e|es|ed)|transform(s|ed)?|reform(s|ed)?|overthr(ew|ow|own)", _F),
         (r"collaps(e|ed)|abolish(ed)?|end(ed)? (of)?|rise of|fall of|new\b", _F),

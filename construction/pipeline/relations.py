@@ -51,17 +51,37 @@ def pair_item(p: dict) -> str:
     return f"{p['a_key']}|{p['b_key']}"
 
 
-def edge_row(ctx: BuildContext, src: str, label: str, dst: str, category: str | None,
-             reason: str, provenance: str, score: float | None = None) -> dict:
-    return {"uid": relates_uid(ctx.domain, src, label, dst),
-            "from_uid": concept_uid(ctx.domain, src), "to_uid": concept_uid(ctx.domain, dst),
-            "label": label, "category": category, "reason": reason, "domain": ctx.domain,
-            "provenance": provenance, "score": score}
+def edge_row(
+    ctx: BuildContext,
+    src: str,
+    label: str,
+    dst: str,
+    category: str | None,
+    reason: str,
+    provenance: str,
+    score: float | None = None,
+) -> dict:
+    return {
+        "uid": relates_uid(ctx.domain, src, label, dst),
+        "from_uid": concept_uid(ctx.domain, src),
+        "to_uid": concept_uid(ctx.domain, dst),
+        "label": label,
+        "category": category,
+        "reason": reason,
+        "domain": ctx.domain,
+        "provenance": provenance,
+        "score": score,
+    }
 
 
-def validate_relation(item: RelationItem, a_key: str, b_key: str, palette: Palette,
-                      allow_new: bool, evidence: list[str] | None = None
-                      ) -> tuple[str, str, str, str | None, str]:
+def validate_relation(
+    item: RelationItem,
+    a_key: str,
+    b_key: str,
+    palette: Palette,
+    allow_new: bool,
+    evidence: list[str] | None = None,
+) -> tuple[str, str, str, str | None, str]:
     """(source, label, target, category, reason) of a model's relation, or RejectedReply.
     With `evidence` (the pair's key-evidence facts), the reason must quote one verbatim."""
     src, dst, label = item.source.strip(), item.target.strip(), item.label.strip()
@@ -83,7 +103,8 @@ def validate_relation(item: RelationItem, a_key: str, b_key: str, palette: Palet
             raise RejectedReply("missing_field", f"description of new relation {label}")
         category = item.category if item.category in palette.categories else NEW_CATEGORY
         palette.new_relations[label] = PaletteRelation(
-            name=label, description=item.description.strip(), category=category)
+            name=label, description=item.description.strip(), category=category
+        )
     return src, label, dst, category, " ".join(item.reason.split())
 
 
@@ -94,8 +115,9 @@ def run(ctx: BuildContext) -> StageReport:
         if not ctx.llm:
             _run_offline(ctx, rep)
             return rep
-        pairs = ctx.store.query("pipeline/candidate_pairs", domain=ctx.domain,
-                                limit=ctx.config.key_evidence)
+        pairs = ctx.store.query(
+            "pipeline/candidate_pairs", domain=ctx.domain, limit=ctx.config.key_evidence
+        )
         todo = ctx.pending(STAGE, rep, pairs, item=pair_item)
         _run_llm(ctx, rep, todo)
         return rep
@@ -109,8 +131,8 @@ class Evidence(BaseModel):
     target: str
     category: str
     score: float
-    text: str            # the evidence, verbatim: one fact, or two adjacent facts
-    facts: list[str]     # the quoted facts' uids
+    text: str  # the evidence, verbatim: one fact, or two adjacent facts
+    facts: list[str]  # the quoted facts' uids
 
 
 def concept_patterns(concepts: list[dict]) -> dict[str, list[re.Pattern[str]]]:
@@ -139,26 +161,44 @@ def _ordered_facts(facts: list[dict]) -> list[list[dict]]:
     return groups
 
 
-def evidence_edges(facts: list[dict], patterns: dict[str, list[re.Pattern[str]]],
-                   labels: list[LabelCues], min_score: float, max_per_direction: int
-                   ) -> tuple[list[Evidence], dict[str, int]]:
+def evidence_edges(
+    facts: list[dict],
+    patterns: dict[str, list[re.Pattern[str]]],
+    labels: list[LabelCues],
+    min_score: float,
+    max_per_direction: int,
+) -> tuple[list[Evidence], dict[str, int]]:
     """Every edge some evidence supports, with its best evidence; and counts for the report.
     Single facts first; two adjacent facts of a chunk only for a pair no single fact links."""
     best: dict[tuple[str, str, str], Evidence] = {}
-    counts = {"facts_linking_two_concepts": 0, "facts_without_relation_cue": 0,
-              "adjacent_fact_evidence": 0}
+    counts = {
+        "facts_linking_two_concepts": 0,
+        "facts_without_relation_cue": 0,
+        "adjacent_fact_evidence": 0,
+    }
     mentions = {f["uid"]: find_mentions(f["text"], patterns) for f in facts}
 
-    def offer(text: str, uids: list[str], a: Mention, b: Mention,
-              window: tuple[int, int] | None = None) -> int:
+    def offer(
+        text: str, uids: list[str], a: Mention, b: Mention, window: tuple[int, int] | None = None
+    ) -> int:
         n = 0
         for m in match_labels(text, a, b, labels, min_score, window):
             key = (m.source, m.label, m.target)
             old = best.get(key)
-            if old is None or m.score > old.score or (
-                    m.score == old.score and len(uids) < len(old.facts)):
-                best[key] = Evidence(source=m.source, label=m.label, target=m.target,
-                                     category=m.category, score=m.score, text=text, facts=uids)
+            if (
+                old is None
+                or m.score > old.score
+                or (m.score == old.score and len(uids) < len(old.facts))
+            ):
+                best[key] = Evidence(
+                    source=m.source,
+                    label=m.label,
+                    target=m.target,
+                    category=m.category,
+                    score=m.score,
+                    text=text,
+                    facts=uids,
+                )
             n += 1
         return n
 
@@ -182,16 +222,17 @@ def evidence_edges(facts: list[dict], patterns: dict[str, list[re.Pattern[str]]]
             text = f"{f1['text']} {f2['text']}"
             shift = len(f1["text"]) + 1
             m1 = {m.concept: m for m in mentions[f1["uid"]]}
-            m2 = {m.concept: Mention(m.concept, m.start + shift, m.end + shift)
-                  for m in mentions[f2["uid"]]}
+            m2 = {
+                m.concept: Mention(m.concept, m.start + shift, m.end + shift)
+                for m in mentions[f2["uid"]]
+            }
             for ka, a in m1.items():
                 for kb, b in m2.items():
                     if ka == kb or frozenset((ka, kb)) in linked or kb in m1 or ka in m2:
                         continue
                     # The second sentence must open on the connective that relates the two
                     # ("As a result, ...", "In contrast, ...", "For example, ...").
-                    if offer(text, [f1["uid"], f2["uid"]], a, b,
-                             (shift, shift + opening.end())):
+                    if offer(text, [f1["uid"], f2["uid"]], a, b, (shift, shift + opening.end())):
                         counts["adjacent_fact_evidence"] += 1
     # Exhaustive but bounded: at most `max_per_direction` labels per ordered pair.
     per_dir: dict[tuple[str, str], list[Evidence]] = {}
@@ -215,32 +256,57 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
         fingerprint([f["uid"] for f in facts]),
         fingerprint([f"{c['key']}:{c['name']}:{'|'.join(c['terms'])}" for c in concepts]),
         fingerprint(sorted(f"{lab.name}:{lab.category}" for lab in labels)),
-        cfg.offline_min_label_score, cfg.offline_max_relations)
+        cfg.offline_min_label_score,
+        cfg.offline_max_relations,
+    )
     rep.items = 1
     if ctx.done_items(STAGE).get("domain") == input_hash:
         rep.resumed = 1
         return
-    edges, counts = evidence_edges(facts, concept_patterns(concepts), labels,
-                                   cfg.offline_min_label_score, cfg.offline_max_relations)
+    edges, counts = evidence_edges(
+        facts,
+        concept_patterns(concepts),
+        labels,
+        cfg.offline_min_label_score,
+        cfg.offline_max_relations,
+    )
     rep.counts.update(counts)
-    prov = ctx.provenance(STAGE, source="offline: facts mentioning both concepts, palette "
-                                        "cue words, direction from the sentence")
+    prov = ctx.provenance(
+        STAGE,
+        source="offline: facts mentioning both concepts, palette "
+        "cue words, direction from the sentence",
+    )
     rows = []
     for ev in edges:
-        row = edge_row(ctx, ev.source, ev.label, ev.target, ev.category, ev.text, prov,
-                       ev.score)
+        row = edge_row(ctx, ev.source, ev.label, ev.target, ev.category, ev.text, prov, ev.score)
         rows.append({**row, "evidence": ev.facts})
     pairs = {frozenset((e.source, e.target)) for e in edges}
-    both = {p for p in pairs if len(p) == 2 and all(
-        any(e.source == s and e.target == t for e in edges) for s, t in (tuple(p), tuple(p)[::-1]))}
+    both = {
+        p
+        for p in pairs
+        if len(p) == 2
+        and all(
+            any(e.source == s and e.target == t for e in edges)
+            for s, t in (tuple(p), tuple(p)[::-1])
+        )
+    }
     rep.counts.update(edges=len(rows), linked_pairs=len(pairs), pairs_both_directions=len(both))
-    ctx.write_items(STAGE, [("pipeline/delete_relations", {"domain": ctx.domain}),
-                            ("pipeline/write_relations", {"rows": rows})], ["domain"], input_hash)
+    ctx.write_items(
+        STAGE,
+        [
+            ("pipeline/delete_relations", {"domain": ctx.domain}),
+            ("pipeline/write_relations", {"rows": rows}),
+        ],
+        ["domain"],
+        input_hash,
+    )
     rep.written = len(rows)
-    rep.note(f"{len(rows)} edges over {len(pairs)} concept pairs ({len(both)} in both "
-             f"directions), each quoting a fact that mentions both concepts; "
-             f"{counts['facts_without_relation_cue']} facts link two concepts with no palette "
-             f"cue (no edge)")
+    rep.note(
+        f"{len(rows)} edges over {len(pairs)} concept pairs ({len(both)} in both "
+        f"directions), each quoting a fact that mentions both concepts; "
+        f"{counts['facts_without_relation_cue']} facts link two concepts with no palette "
+        f"cue (no edge)"
+    )
 
 
 def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
@@ -256,12 +322,16 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
     async def one(p: dict) -> None:
         try:
             reply = await llm.ask(
-                "relations", RelationsReply, palette=palette.describe(),
-                a_key=p["a_key"], b_key=p["b_key"],
+                "relations",
+                RelationsReply,
+                palette=palette.describe(),
+                a_key=p["a_key"],
+                b_key=p["b_key"],
                 concept_a=block(p["a_key"], p["a_name"], p["a_summary"], p["a_facts"]),
                 concept_b=block(p["b_key"], p["b_name"], p["b_summary"], p["b_facts"]),
                 new_relations="allowed (give a description and a category)"
-                if ctx.config.allow_new_relations else "not allowed",
+                if ctx.config.allow_new_relations
+                else "not allowed",
             )
         except RejectedReply as exc:
             rep.reject(exc.reason)
@@ -271,8 +341,13 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
         for item in reply.relations:
             try:
                 src, label, dst, cat, reason = validate_relation(
-                    item, p["a_key"], p["b_key"], palette, ctx.config.allow_new_relations,
-                    evidence=p["a_facts"] + p["b_facts"])
+                    item,
+                    p["a_key"],
+                    p["b_key"],
+                    palette,
+                    ctx.config.allow_new_relations,
+                    evidence=p["a_facts"] + p["b_facts"],
+                )
             except RejectedReply as exc:
                 rep.reject(exc.reason)
                 continue
@@ -288,6 +363,9 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
     bar.close()
     if palette.new_relations:
         body = {k: v.model_dump() for k, v in palette.new_relations.items()}
-        ctx.store.query("pipeline/domain_add_new_relations", domain=ctx.domain,
-                        new_relations=json.dumps(body, ensure_ascii=False, sort_keys=True))
+        ctx.store.query(
+            "pipeline/domain_add_new_relations",
+            domain=ctx.domain,
+            new_relations=json.dumps(body, ensure_ascii=False, sort_keys=True),
+        )
         rep.note(f"{len(body)} new relation labels recorded with their descriptions")

@@ -314,7 +314,8 @@ def test_relations_prompt_keeps_the_published_rules_and_the_reply_check_groundin
     fact = "Friction produces thermal energy at the surfaces."
     ok = RelationItem(source="t0", target="t1", label="CAUSES", reason=f"{fact} So it heats.")
     assert validate_relation(ok, "t0", "t1", palette, False, evidence=[fact])[4].startswith(
-        "Friction")
+        "Friction"
+    )
     loose = RelationItem(source="t0", target="t1", label="CAUSES", reason="It heats things.")
     with pytest.raises(RejectedReply, match="ungrounded_reason"):
         validate_relation(loose, "t0", "t1", palette, False, evidence=[fact])
@@ -332,4 +333,5 @@ def test_group_rules_and_cluster_selection_follow_the_route():
     assert cfg.reducer_for(148) == "spectral" and cfg.selection(148) == "eom"
     assert BuildConfig(domain="d", reducer="spectral").selection() == "eom"
     assert BuildConfig(domain="d", reducer="spectral", cluster_selection="leaf").selection() == (
-        "leaf")
+        "leaf"
+    )

@@ -87,7 +87,7 @@ def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str,
             verdicts.append({"uid": verdict_uid(run, a_uid, v.path_uid), "answer": a_uid,
                              "path": v.path_uid, "judge": judge, "present": v.present,
                              "partial": v.partial, "edges_present": v.edges_present,
-                             "reason": v.reason})
+                             "edge_sentences": v.edge_sentences, "reason": v.reason})
         for i, c in enumerate(j.claims):
             claims.append({"uid": claim_uid(run, a_uid, i), "answer": a_uid, "pos": i,
                            "text": c.text, "supported": c.supported,

@@ -48,16 +48,19 @@ class EmbeddingJudge:
         q_vec, a_vec = vecs[-2], vecs[-1]
         result = JudgeResult(verdicts=[])
         # edges: best sentence match per edge evidence
-        best_edge = (e_vec @ s_vec.T).max(axis=1) if n_s else np.zeros(n_e)
+        edge_sim = e_vec @ s_vec.T if n_s else np.zeros((n_e, 0))
+        best_edge = edge_sim.max(axis=1) if n_s else np.zeros(n_e)
+        best_sentence = edge_sim.argmax(axis=1) if n_s else np.zeros(n_e, dtype=int)
         i = 0
         for p in q.paths:
             sims = best_edge[i : i + p.hops]
+            spans = [int(k) for k in best_sentence[i : i + p.hops]] if n_s else []
             i += p.hops
             edges = [bool(s >= self.path_threshold) for s in sims]
             present = all(edges)
             result.verdicts.append(PathVerdict(
                 path_uid=p.uid, present=present, partial=sum(edges) / p.hops,
-                edges_present=edges,
+                edges_present=edges, edge_sentences=spans,
                 reason=f"best sentence cosine per edge: {', '.join(f'{s:.2f}' for s in sims)}"))
         if n_s:
             sim = s_vec @ g_vec.T if n_g else np.zeros((n_s, 0))

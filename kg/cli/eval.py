@@ -205,6 +205,8 @@ def report_cmd(
     out: Path = typer.Option(None, help="write CSV/JSON/Markdown tables and PNG plots here"),
     formats: str = typer.Option("csv,json,md", help="comma-separated: csv, json, md"),
     plots: bool = typer.Option(True, help="PNG plots (with --out)"),
+    html: Path = typer.Option(None, "--html", help="also write one self-contained HTML report "
+                              "with a per-question explorer to this file"),
 ) -> None:
     """Per-hop, overall, per-domain and per-theme tables with bootstrap 95% CIs."""
     from evaluation.questions import EvalInputError
@@ -213,12 +215,45 @@ def report_cmd(
     with _store() as store:
         try:
             rep = build_report(store, runs, out, _formats(formats), plots)
+            if html is not None:
+                _write_html(store, runs, html)
         except EvalInputError as exc:
             fail(str(exc))
     _print_tables(rep.tables.values())
     if out is not None:
         (out / "report.md").write_text(rep.markdown(), encoding="utf-8")
         console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
+    if html is not None:
+        console.print(f"wrote {html}", highlight=False)
+
+
+def _write_html(store: Any, runs: list[str], path: Path) -> Path:
+    from evaluation.reporting.html_report import eval_payload, write_html
+
+    try:
+        return write_html(path, eval_payload(store, runs), title=f"Evaluation: {', '.join(runs)}")
+    except OSError as exc:
+        fail(f"{path}: cannot write the HTML report: {exc}")
+
+
+@eval_app.command("view")
+def view_cmd(runs: list[str] = typer.Argument(..., help="run ids (the first two side by side)"),
+             ) -> None:
+    """Write the HTML report of the runs to a temporary file and print its path."""
+    import os
+    import tempfile
+
+    from evaluation.questions import EvalInputError
+
+    fd, name = tempfile.mkstemp(prefix="kg-eval-", suffix=".html")
+    os.close(fd)
+    with _store() as store:
+        try:
+            path = _write_html(store, runs, Path(name))
+        except EvalInputError as exc:
+            Path(name).unlink(missing_ok=True)
+            fail(str(exc))
+    typer.echo(str(path))
 
 
 @eval_app.command("compare")

@@ -20,10 +20,14 @@
     for (var i = 2; i < arguments.length; i++) add(e, arguments[i]);
     return e;
   }
-  function add(parent, child) {
-    if (child === null || child === undefined || child === false) return;
-    if (Array.isArray(child)) { child.forEach(function (c) { add(parent, c); }); return; }
-    parent.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+  function add(parent) {  // add(parent, child...): nodes, text, arrays; null/false skipped
+    for (var i = 1; i < arguments.length; i++) {
+      var child = arguments[i];
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) { child.forEach(function (c) { add(parent, c); }); continue; }
+      parent.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+    }
+    return parent;
   }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
   function pct(v) { return v === null || v === undefined ? "–" : (100 * v).toFixed(1); }

@@ -268,7 +268,12 @@
       return m;
     }
 
-    function pathName(p, i) { return (p.target ? "T" : "D") + (i + 1) + (p.name ? " " + p.name : ""); }
+    // T1.. for targets and D1.. for distractors, in the question's path order
+    function pathName(q, i) {
+      var p = q.paths[i], k = 0;
+      for (var j = 0; j <= i; j++) if (q.paths[j].target === p.target) k++;
+      return (p.target ? "T" : "D") + k + (p.name ? " " + p.name : "");
+    }
 
     function words(text) {
       var m = {};
@@ -284,7 +289,7 @@
         var v = vs[p.uid];
         if (!v) return;
         p.labels.forEach(function (lab, ei) {
-          var m = { path: pathName(p, pi), target: p.target, present: !!v.edges[ei],
+          var m = { path: pathName(q, pi), target: p.target, present: !!v.edges[ei],
             edge: p.keys[ei] + " —" + lab + "→ " + p.keys[ei + 1] };
           if (useSpans) {
             if (v.spans.length > ei) put(v.spans[ei], m);
@@ -383,7 +388,7 @@
         var box = el("div", { "class": "path " + (p.target ? "target" : "distractor"), "data-path": p.uid },
           el("span", { "class": "badge " + (p.target ? "target" : "distractor"),
             text: p.target ? "target" : "distractor" }),
-          el("b", { text: pathName(p, pi[1]) }), chain(q, p, verdictsOf(first)[p.uid]));
+          el("b", { text: pathName(q, pi[1]) }), chain(q, p, verdictsOf(first)[p.uid]));
         rids.forEach(function (rid) {
           var v = verdictsOf(D.results[rid] && D.results[rid][q.uid])[p.uid];
           add(box, el("div", { "class": "verdict", "data-run": rid }, el("b", { text: rid + ": " }),

@@ -15,10 +15,19 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--no-first-run", "--disable-default-apps", "--disable-extensions",
-         "--window-size=1500,1100")
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--window-size=1500,1100",
+)
 
 
 def chromium_binary() -> str | None:
@@ -27,7 +36,8 @@ def chromium_binary() -> str | None:
 
 def chromedriver_binary() -> str | None:
     return shutil.which("chromedriver") or next(
-        (p for p in ("/usr/lib/chromium/chromedriver",) if Path(p).exists()), None)
+        (p for p in ("/usr/lib/chromium/chromedriver",) if Path(p).exists()), None
+    )
 
 
 def missing() -> list[str]:

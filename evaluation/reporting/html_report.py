@@ -64,21 +64,43 @@ def judge_validity(run: Mapping[str, Any]) -> dict[str, Any]:
     kappa = next((info[k] for k in ("kappa", "cohen_kappa", "cohens_kappa") if k in info), None)
     kappa = float(kappa) if isinstance(kappa, int | float) and not isinstance(kappa, bool) else None
     roles = run.get("roles") if isinstance(run.get("roles"), Mapping) else {}
-    extra = {k: v for k, v in info.items() if k not in ("kappa", "cohen_kappa", "cohens_kappa")
-             and isinstance(v, str | int | float | bool)}
-    return {"judge": roles.get("judge") or run.get("judge"), "kappa": kappa,
-            "validated": kappa is not None, "details": extra}
+    extra = {
+        k: v
+        for k, v in info.items()
+        if k not in ("kappa", "cohen_kappa", "cohens_kappa")
+        and isinstance(v, str | int | float | bool)
+    }
+    return {
+        "judge": roles.get("judge") or run.get("judge"),
+        "kappa": kappa,
+        "validated": kappa is not None,
+        "details": extra,
+    }
 
 
 def table_payload(name: str, table: Table, group: str, kind: str) -> dict[str, Any]:
     """A table as display strings (the Markdown report's formatting) plus raw means."""
     return {
-        "name": name, "group": group, "kind": kind, "title": table.title,
-        "columns": table.columns, "notes": table.notes,
+        "name": name,
+        "group": group,
+        "kind": kind,
+        "title": table.title,
+        "columns": table.columns,
+        "notes": table.notes,
         "rows": [[table.cell(r, c) for c in table.columns] for r in table.rows],
-        "values": [[(v.mean if isinstance(v := r.get(c), CI) else
-                     v if isinstance(v, int | float | str) or v is None else str(v))
-                    for c in table.columns] for r in table.rows],
+        "values": [
+            [
+                (
+                    v.mean
+                    if isinstance(v := r.get(c), CI)
+                    else v
+                    if isinstance(v, int | float | str) or v is None
+                    else str(v)
+                )
+                for c in table.columns
+            ]
+            for r in table.rows
+        ],
     }
 
 
@@ -99,13 +121,29 @@ def answer_payload(row: Mapping[str, Any]) -> dict[str, Any]:
         if not v.get("path") or v["path"] in seen:
             continue  # scoring keeps the first verdict on a path; so does the view
         seen.add(v["path"])
-        verdicts.append({"path": v["path"], "present": bool(v.get("present")),
-                         "partial": v.get("partial"), "edges": v.get("edges_present") or [],
-                         "spans": v.get("edge_sentences") or [], "reason": v.get("reason") or ""})
+        verdicts.append(
+            {
+                "path": v["path"],
+                "present": bool(v.get("present")),
+                "partial": v.get("partial"),
+                "edges": v.get("edges_present") or [],
+                "spans": v.get("edge_sentences") or [],
+                "reason": v.get("reason") or "",
+            }
+        )
     claims = sorted(row.get("claims") or [], key=lambda c: c.get("pos") or 0)
-    return {"sentences": split_sentences(row.get("text") or ""), "verdicts": verdicts,
-            "claims": [{"text": c.get("text") or "", "supported": bool(c.get("supported")),
-                        "supporting": c.get("supporting")} for c in claims]}
+    return {
+        "sentences": split_sentences(row.get("text") or ""),
+        "verdicts": verdicts,
+        "claims": [
+            {
+                "text": c.get("text") or "",
+                "supported": bool(c.get("supported")),
+                "supporting": c.get("supporting"),
+            }
+            for c in claims
+        ],
+    }
 
 
 def embed_json(payload: Any) -> str:
@@ -116,7 +154,8 @@ def embed_json(payload: Any) -> str:
 
 def _template(name: str) -> str:
     return (resources.files("evaluation.reporting") / "html_template" / name).read_text(
-        encoding="utf-8")
+        encoding="utf-8"
+    )
 
 
 def _sha256(text: str) -> str:
@@ -126,11 +165,18 @@ def _sha256(text: str) -> str:
 def render_html(payload: dict[str, Any], title: str) -> str:
     """The report page: template + inlined CSS/JS + the data block, under a strict CSP."""
     css, js = _template("report.css"), _template("report.js")
-    csp = (f"default-src 'none'; script-src 'sha256-{_sha256(js)}'; "
-           f"style-src 'sha256-{_sha256(css)}'; img-src data:; base-uri 'none'; "
-           "form-action 'none'")
-    values = {"TITLE": html.escape(title), "CSS": css, "JS": js, "DATA": embed_json(payload),
-              "CSP": html.escape(csp, quote=False)}  # no " in it
+    csp = (
+        f"default-src 'none'; script-src 'sha256-{_sha256(js)}'; "
+        f"style-src 'sha256-{_sha256(css)}'; img-src data:; base-uri 'none'; "
+        "form-action 'none'"
+    )
+    values = {
+        "TITLE": html.escape(title),
+        "CSS": css,
+        "JS": js,
+        "DATA": embed_json(payload),
+        "CSP": html.escape(csp, quote=False),
+    }  # no " in it
     # one pass: text inside the data is never taken for a placeholder
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _template("report.html"))
 
@@ -142,8 +188,12 @@ def svg_data_uri(svg: bytes) -> str:
 def _meta(kind: str) -> dict[str, Any]:
     from kg import __version__
 
-    return {"kind": kind, "generated": datetime.now(UTC).isoformat(timespec="seconds"),
-            "version": __version__, "outcomes": list(OUTCOMES)}
+    return {
+        "kind": kind,
+        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
+        "version": __version__,
+        "outcomes": list(OUTCOMES),
+    }
 
 
 # ---------------------------------------------------------------- from the graph
@@ -156,28 +206,70 @@ def _eval_plots(report: Any) -> list[dict[str, str]]:
     hop = {rid: report.tables[f"{rid}_by_hop"] for rid in report.runs}
     series = {rid: {r["hop"]: r["PAS"] for r in t.rows} for rid, t in hop.items()}
     overall = report.tables["overall"].rows
-    points = {r["run"]: [(r["PRec"].mean, r["PPrec"].mean)] for r in overall
-              if r["PRec"].mean is not None and r["PPrec"].mean is not None}
+    points = {
+        r["run"]: [(r["PRec"].mean, r["PPrec"].mean)]
+        for r in overall
+        if r["PRec"].mean is not None and r["PPrec"].mean is not None
+    }
     with tempfile.TemporaryDirectory() as tmp:
-        bar = bar_by_group(series, Path(tmp) / "pas_by_hop.svg", title="PAS by hop",
-                           ylabel="PAS (%)", scale=1.0)
-        sc = scatter_points(points, Path(tmp) / "precision_recall.svg",
-                            title="Perspective precision against recall", xlabel="PRec (%)",
-                            ylabel="PPrec (%)", scale=1.0)
-        return [{"title": "PAS by hop", "src": svg_data_uri(bar.read_bytes())},
-                {"title": "Perspective precision against recall",
-                 "src": svg_data_uri(sc.read_bytes())}]
+        bar = bar_by_group(
+            series, Path(tmp) / "pas_by_hop.svg", title="PAS by hop", ylabel="PAS (%)", scale=1.0
+        )
+        sc = scatter_points(
+            points,
+            Path(tmp) / "precision_recall.svg",
+            title="Perspective precision against recall",
+            xlabel="PRec (%)",
+            ylabel="PPrec (%)",
+            scale=1.0,
+        )
+        return [
+            {"title": "PAS by hop", "src": svg_data_uri(bar.read_bytes())},
+            {"title": "Perspective precision against recall", "src": svg_data_uri(sc.read_bytes())},
+        ]
+
+
+def _read_plain(store: Any, name: str, **params: Any) -> list[dict[str, Any]]:
+    """Records as plain dicts of keys and values: maps and lists come back as dicts and lists
+    already, and the driver's recursive `.data()` costs more than the query (as in scoring)."""
+    from kg import cypher_files
+
+    text = cypher_files.load(name)
+    with store.session() as s:
+
+        def work(tx: Any) -> list[dict[str, Any]]:
+            result = tx.run(text, params)
+            keys = result.keys()
+            return [dict(zip(keys, rec.values(), strict=True)) for rec in result]
+
+        return s.execute_read(work)
 
 
 def _question_payload(q: Any) -> dict[str, Any]:
-    return {"uid": q.uid, "id": q.id, "domain": q.domain, "theme": q.theme, "hop": q.hop,
-            "text": q.text, "paths": [
-                {"uid": p.uid, "target": p.target, "name": p.name, "keys": p.concept_keys,
-                 "labels": p.labels, "reasons": p.edge_evidence()} for p in q.paths]}
+    return {
+        "uid": q.uid,
+        "id": q.id,
+        "domain": q.domain,
+        "theme": q.theme,
+        "hop": q.hop,
+        "text": q.text,
+        "paths": [
+            {
+                "uid": p.uid,
+                "target": p.target,
+                "name": p.name,
+                "keys": p.concept_keys,
+                "labels": p.labels,
+                "reasons": p.edge_evidence(),
+            }
+            for p in q.paths
+        ],
+    }
 
 
-def eval_payload(store: Any, run_ids: list[str], *, plots: bool = True,
-                 seed: int = 0) -> dict[str, Any]:
+def eval_payload(
+    store: Any, run_ids: list[str], *, plots: bool = True, seed: int = 0
+) -> dict[str, Any]:
     """Everything the evaluation page shows, read from the graph."""
     from evaluation.questions import load_questions
     from evaluation.report import build_report, compare_scores, run_label
@@ -190,37 +282,56 @@ def eval_payload(store: Any, run_ids: list[str], *, plots: bool = True,
             tables.append(table_payload(name, report.tables[name], rid, kind))
     rids = list(report.runs)
     for a, b in zip(rids, rids[1:], strict=False):
-        cmp = compare_scores(a, report.scores[a], b, report.scores[b], seed=seed) \
-            if {s.question for s in report.scores[a]} & {s.question for s in report.scores[b]} \
+        cmp = (
+            compare_scores(a, report.scores[a], b, report.scores[b], seed=seed)
+            if {s.question for s in report.scores[a]} & {s.question for s in report.scores[b]}
             else None
+        )
         if cmp is not None:
             tables.append(table_payload(f"compare_{a}_{b}", cmp, "compare", "compare"))
 
     runs, results, wanted = [], {}, set()
     for rid, run in report.runs.items():
-        answers = {r["question"]: r for r in store.read("eval/report_answers", uid=rid)}
+        answers = {r["question"]: r for r in _read_plain(store, "eval/report_answers", uid=rid)}
         failed = failed_questions(run)
         wanted |= set(answers) | set(failed)
         per_q: dict[str, dict[str, Any]] = {}
         for s in report.scores[rid]:
             row = answers.get(s.question) or {}
             per_q[s.question] = {
-                "outcome": None, "pas": s.pas, "precision": s.precision, "recall": s.recall,
-                "partial_pas": s.partial_pas, "faithfulness": s.faithfulness,
-                "n_claims": s.n_claims, "tokens": s.tokens, "relevancy": s.relevancy,
-                "present": s.present, **answer_payload(row)}
+                "outcome": None,
+                "pas": s.pas,
+                "precision": s.precision,
+                "recall": s.recall,
+                "partial_pas": s.partial_pas,
+                "faithfulness": s.faithfulness,
+                "n_claims": s.n_claims,
+                "tokens": s.tokens,
+                "relevancy": s.relevancy,
+                "present": s.present,
+                **answer_payload(row),
+            }
         for quid, err in failed.items():
             per_q.setdefault(quid, {"outcome": "failed", "error": err})
         results[rid] = per_q
         roles = run.get("roles") if isinstance(run.get("roles"), dict) else {}
-        runs.append({"uid": rid, "label": run_label(run), "kind": run.get("kind"),
-                     "status": run.get("status"), "setting": run.get("setting"),
-                     "strategy": run.get("strategy"), "source_run": run.get("source_run"),
-                     "responder": roles.get("responder"), "validity": judge_validity(run),
-                     "n": len(report.scores[rid]), "failed": len(failed),
-                     # whether this run's judge reported the sentence it matched per edge
-                     "spans": any(v["spans"] for r in per_q.values()
-                                  for v in r.get("verdicts", []))})
+        runs.append(
+            {
+                "uid": rid,
+                "label": run_label(run),
+                "kind": run.get("kind"),
+                "status": run.get("status"),
+                "setting": run.get("setting"),
+                "strategy": run.get("strategy"),
+                "source_run": run.get("source_run"),
+                "responder": roles.get("responder"),
+                "validity": judge_validity(run),
+                "n": len(report.scores[rid]),
+                "failed": len(failed),
+                # whether this run's judge reported the sentence it matched per edge
+                "spans": any(v["spans"] for r in per_q.values() for v in r.get("verdicts", [])),
+            }
+        )
     questions, _ = load_questions(store, uids=sorted(wanted), skip_invalid=True)
     concepts: dict[str, dict[str, str | None]] = {}
     qs = {}
@@ -230,17 +341,25 @@ def eval_payload(store: Any, run_ids: list[str], *, plots: bool = True,
     for per_q in results.values():
         for quid, res in per_q.items():
             if res["outcome"] is None:
-                targets = {p["uid"] for p in qs[quid]["paths"] if p["target"]} if quid in qs \
-                    else set()
+                targets = (
+                    {p["uid"] for p in qs[quid]["paths"] if p["target"]} if quid in qs else set()
+                )
                 res["outcome"] = outcome(targets, res.pop("present"))
             res.pop("present", None)
-    return {"meta": _meta("eval"), "runs": runs, "tables": tables,
-            "plots": _eval_plots(report) if plots else [], "questions": qs,
-            "concepts": concepts, "results": results}
+    return {
+        "meta": _meta("eval"),
+        "runs": runs,
+        "tables": tables,
+        "plots": _eval_plots(report) if plots else [],
+        "questions": qs,
+        "concepts": concepts,
+        "results": results,
+    }
 
 
-def perspectra_payload(store: Any, runs: list[dict[str, Any]], *, plots: bool = True,
-                       seed: int = 0) -> dict[str, Any]:
+def perspectra_payload(
+    store: Any, runs: list[dict[str, Any]], *, plots: bool = True, seed: int = 0
+) -> dict[str, Any]:
     """PERSPECTRA runs: the report's tables and, per item, input, gold, reply and parse."""
     from evaluation.perspectra.item_store import load_items
     from evaluation.perspectra.report import TITLES, run_label, run_rows, tables
@@ -249,8 +368,9 @@ def perspectra_payload(store: Any, runs: list[dict[str, Any]], *, plots: bool = 
     from evaluation.perspectra.task_items import LETTERS
 
     rows = run_rows(store, runs, seed=seed)
-    table_list = [table_payload(f"perspectra_{t}", tab, t, "task")
-                  for t, tab in tables(rows).items()]
+    table_list = [
+        table_payload(f"perspectra_{t}", tab, t, "task") for t, tab in tables(rows).items()
+    ]
     items: dict[str, dict[str, Any]] = {}
     replies: dict[str, dict[str, Any]] = {}
     run_info = []
@@ -262,26 +382,62 @@ def perspectra_payload(store: Any, runs: list[dict[str, Any]], *, plots: bool = 
         got = answered(store, run["uid"])
         per = {}
         for item in builds[build]:
-            items.setdefault(item.uid, {
-                "uid": item.uid, "task": item.task, "index": item.index, "topic": item.topic,
-                "text": item.text, "gold": item.gold, "gold_stance": item.gold_stance,
-                "options": [{"letter": LETTERS[i], "text": t,
-                             "stance": item.option_stances[i] if i < len(item.option_stances)
-                             else None} for i, t in enumerate(item.options)]})
+            items.setdefault(
+                item.uid,
+                {
+                    "uid": item.uid,
+                    "task": item.task,
+                    "index": item.index,
+                    "topic": item.topic,
+                    "text": item.text,
+                    "gold": item.gold,
+                    "gold_stance": item.gold_stance,
+                    "options": [
+                        {
+                            "letter": LETTERS[i],
+                            "text": t,
+                            "stance": item.option_stances[i]
+                            if i < len(item.option_stances)
+                            else None,
+                        }
+                        for i, t in enumerate(item.options)
+                    ],
+                },
+            )
             if item.uid not in got:
-                per[item.uid] = {"reply": None, "parsed": None, "valid": False,
-                                 "error": "not answered", "correct": False, "answered": False}
+                per[item.uid] = {
+                    "reply": None,
+                    "parsed": None,
+                    "valid": False,
+                    "error": "not answered",
+                    "correct": False,
+                    "answered": False,
+                }
                 continue
             p = parse_for(item, got[item.uid])
-            per[item.uid] = {"reply": got[item.uid], "parsed": p.value, "valid": p.valid,
-                             "error": p.error, "correct": is_correct(item, p),
-                             "answered": True}
+            per[item.uid] = {
+                "reply": got[item.uid],
+                "parsed": p.value,
+                "valid": p.valid,
+                "error": p.error,
+                "correct": is_correct(item, p),
+                "answered": True,
+            }
         replies[run["uid"]] = per
         task = run.get("setting")
-        run_info.append({"uid": run["uid"], "label": run_label(run), "task": task,
-                         "task_title": TITLES.get(task, task), "build": build,
-                         "strategy": run.get("strategy"), "status": run.get("status"),
-                         "n": sum(r["answered"] for r in per.values()), "items": len(per)})
+        run_info.append(
+            {
+                "uid": run["uid"],
+                "label": run_label(run),
+                "task": task,
+                "task_title": TITLES.get(task, task),
+                "build": build,
+                "strategy": run.get("strategy"),
+                "status": run.get("status"),
+                "n": sum(r["answered"] for r in per.values()),
+                "items": len(per),
+            }
+        )
     plot_list = []
     if plots and rows:
         from evaluation.reporting.plots import bar_by_group
@@ -291,12 +447,23 @@ def perspectra_payload(store: Any, runs: list[dict[str, Any]], *, plots: bool = 
             for r in rs:
                 series.setdefault(r["run"], {})[task.upper()] = r["accuracy"]
         with tempfile.TemporaryDirectory() as tmp:
-            p = bar_by_group(series, Path(tmp) / "perspectra_accuracy.svg",
-                             title="PERSPECTRA accuracy by task", ylabel="accuracy (%)")
-            plot_list.append({"title": "PERSPECTRA accuracy by task",
-                              "src": svg_data_uri(p.read_bytes())})
-    return {"meta": _meta("perspectra"), "runs": run_info, "tables": table_list,
-            "plots": plot_list, "items": items, "replies": replies}
+            p = bar_by_group(
+                series,
+                Path(tmp) / "perspectra_accuracy.svg",
+                title="PERSPECTRA accuracy by task",
+                ylabel="accuracy (%)",
+            )
+            plot_list.append(
+                {"title": "PERSPECTRA accuracy by task", "src": svg_data_uri(p.read_bytes())}
+            )
+    return {
+        "meta": _meta("perspectra"),
+        "runs": run_info,
+        "tables": table_list,
+        "plots": plot_list,
+        "items": items,
+        "replies": replies,
+    }
 
 
 def write_html(path: Path, payload: dict[str, Any], title: str) -> Path:

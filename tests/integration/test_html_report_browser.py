@@ -18,6 +18,7 @@ from evaluation.aggregate import by_hop
 from evaluation.models import Setting
 from evaluation.reporting.html_report import eval_payload, outcome, write_html
 from evaluation.runner import execute
+from evaluation.runs import get_run
 from evaluation.scoring import run_scores
 from evaluation.spec import RunSpec
 from evaluation.tokens import split_sentences
@@ -28,9 +29,11 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "demo" / "bench" / "sample.jsonl"
-HOSTILE = ("The controller switches the pump on with a start command. "
-           "<script>window.__pwned = 1;</script><img src=x onerror=\"window.__pwned = 2\">"
-           "<b>bold</b> &amp; </div></td></table> {{JS}} ends here.")
+HOSTILE = (
+    "The controller switches the pump on with a start command. "
+    '<script>window.__pwned = 1;</script><img src=x onerror="window.__pwned = 2">'
+    "<b>bold</b> &amp; </div></td></table> {{JS}} ends here."
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +41,14 @@ def driver(tmp_path_factory):
     absent = missing()
     if absent:
         if in_ci():
-            pytest.fail(f"CI must run the browser tests; missing: {', '.join(absent)} "
-                        "(scripts/install-browser.sh, pip install -e '.[test]')")
-        pytest.skip(f"no headless browser here (missing {', '.join(absent)}; install with "
-                    "scripts/install-browser.sh) and not CI")
+            pytest.fail(
+                f"CI must run the browser tests; missing: {', '.join(absent)} "
+                "(scripts/install-browser.sh, pip install -e '.[test]')"
+            )
+        pytest.skip(
+            f"no headless browser here (missing {', '.join(absent)}; install with "
+            "scripts/install-browser.sh) and not CI"
+        )
     d = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
     yield d
     d.quit()
@@ -53,30 +60,61 @@ def runs(store, tmp_path_factory):
 
     import_perspectivebench(store, [SAMPLE])
     for responder, rid in (("cover-all", "html-cover"), ("target-only", "html-target")):
-        s = execute(store, RunSpec(kind="eval", responder=responder, judge="embedding",
-                                   setting=Setting.oracle, run_id=rid))
+        s = execute(
+            store,
+            RunSpec(
+                kind="eval",
+                responder=responder,
+                judge="embedding",
+                setting=Setting.oracle,
+                run_id=rid,
+            ),
+        )
         assert s.status == "completed" and s.completed > 0
     with LLMTestServer() as server:
+        server.add_rule(match=ANSWER_MARKER, status=500, times=1)  # one question fails
         server.add_rule(match=ANSWER_MARKER, reply=HOSTILE)
-        cfg = server.config(role="responder", cache=False,
-                            cache_path=tmp_path_factory.mktemp("cache") / "c.sqlite")
-        s = execute(store, RunSpec(kind="eval", responder="llm", responder_llm=cfg,
-                                   judge="embedding", setting=Setting.oracle, run_id="html-evil",
-                                   limit=2))
-        assert s.status == "completed"
+        cfg = server.config(
+            role="responder",
+            cache=False,
+            max_retries=0,
+            concurrency=1,
+            cache_path=tmp_path_factory.mktemp("cache") / "c.sqlite",
+        )
+        s = execute(
+            store,
+            RunSpec(
+                kind="eval",
+                responder="llm",
+                responder_llm=cfg,
+                judge="embedding",
+                setting=Setting.oracle,
+                run_id="html-evil",
+                limit=3,
+            ),
+        )
+        assert (s.status, s.completed, s.failed) == ("incomplete", 2, 1)
     out = tmp_path_factory.mktemp("html")
-    pages = {"pair": write_html(out / "pair.html", eval_payload(store, ["html-cover",
-                                                                        "html-target"]),
-                                title="cover vs target"),
-             "evil": write_html(out / "evil.html", eval_payload(store, ["html-evil"]),
-                                title="<script>window.__pwned=3</script>")}
+    pages = {
+        "pair": write_html(
+            out / "pair.html",
+            eval_payload(store, ["html-cover", "html-target"]),
+            title="cover vs target",
+        ),
+        "evil": write_html(
+            out / "evil.html",
+            eval_payload(store, ["html-evil"]),
+            title="<script>window.__pwned=3</script>",
+        ),
+    }
     return store, pages
 
 
 def _open(driver, path: Path) -> None:
     driver.get(path.as_uri())
-    assert driver.execute_script("return document.body.getAttribute('data-ready')") == "1", \
+    assert driver.execute_script("return document.body.getAttribute('data-ready')") == "1", (
         _console(driver)
+    )
 
 
 def _console(driver) -> str:
@@ -88,8 +126,12 @@ def _severe(driver) -> list[str]:
 
 
 def _cells(driver, table: str, row: int) -> list[str]:
-    return [c.text for c in driver.find_elements(
-        "css selector", f'[data-table="{table}"] tbody tr[data-row="{row}"] td')]
+    return [
+        c.text
+        for c in driver.find_elements(
+            "css selector", f'[data-table="{table}"] tbody tr[data-row="{row}"] td'
+        )
+    ]
 
 
 def _screenshot(driver, tmp_path: Path, name: str) -> Path:
@@ -112,16 +154,23 @@ def test_tables_show_the_runs_figures(driver, runs, tmp_path):
             shown = _cells(driver, f"{rid}_by_hop", i)
             assert shown == [expected.cell(r, c) for c in expected.columns]
         overall = next(r for r in expected.rows if r["hop"] == "Overall")
-        shown = dict(zip(
-            [h.text for h in driver.find_elements("css selector",
-                                                  '[data-table="overall"] thead th')],
-            _cells(driver, "overall", row), strict=True))
+        shown = dict(
+            zip(
+                [
+                    h.text
+                    for h in driver.find_elements("css selector", '[data-table="overall"] thead th')
+                ],
+                _cells(driver, "overall", row),
+                strict=True,
+            )
+        )
         assert shown["run"] == rid and shown["n"] == str(len(scores))
         assert shown["PAS"] == expected.cell(overall, "PAS") and "[" in shown["PAS"]
     # the paired comparison table and both plots (SVG data URIs, rendered)
     assert driver.find_elements("css selector", '[data-table="compare_html-cover_html-target"]')
     widths = driver.execute_script(
-        "return Array.from(document.querySelectorAll('img[data-plot]')).map(i => i.naturalWidth)")
+        "return Array.from(document.querySelectorAll('img[data-plot]')).map(i => i.naturalWidth)"
+    )
     assert len(widths) == 2 and all(w > 100 for w in widths)
     assert "judge not validated" in driver.find_element("css selector", ".runs").text
     assert not _severe(driver)
@@ -150,10 +199,13 @@ def test_filter_sort_and_question_view(driver, runs, tmp_path):
     payload_q = {q.question: q for q in target}
     _select(driver, "f-run-a", "html-target")
     _select(driver, "f-run-b", "")
-    targets = {r["question"]: set(r["targets"]) for r in store.read("eval/scores",
-                                                                      uid="html-target")}
-    want = {name: sum(outcome(targets[s.question], s.present) == name for s in target)
-            for name in ("aligned", "blended", "drifted", "|A|=0")}
+    targets = {
+        r["question"]: set(r["targets"]) for r in store.read("eval/scores", uid="html-target")
+    }
+    want = {
+        name: sum(outcome(targets[s.question], s.present) == name for s in target)
+        for name in ("aligned", "blended", "drifted", "|A|=0")
+    }
     for name, n in want.items():
         _select(driver, "f-outcome", name)
         rows = _rows(driver)
@@ -187,8 +239,9 @@ def test_filter_sort_and_question_view(driver, runs, tmp_path):
     target_path = next(p for p in q_rows["paths"] if p["target"])
     assert all(lab in labels for lab in target_path["labels"])
     # the sentence the embedding judge matched to the target edge is the highlighted one
-    row = next(r for r in store.read("eval/report_answers", uid="html-target")
-               if r["question"] == quid)
+    row = next(
+        r for r in store.read("eval/report_answers", uid="html-target") if r["question"] == quid
+    )
     verdict = next(v for v in row["verdicts"] if v["path"] == target_path["uid"])
     sentences = split_sentences(row["text"])
     hl = detail.find_elements("css selector", '[data-answer="html-target"] .sent.hl-t')
@@ -197,8 +250,9 @@ def test_filter_sort_and_question_view(driver, runs, tmp_path):
     assert any(h.text.startswith(want_sentence) for h in hl)
     reasons = [e.text for e in detail.find_elements("css selector", ".verdict .reason")]
     assert verdict["reason"] in reasons
-    assert payload_q[quid].n_claims == len(detail.find_elements(
-        "css selector", '[data-run="html-target"] table.claims tbody tr'))
+    assert payload_q[quid].n_claims == len(
+        detail.find_elements("css selector", '[data-run="html-target"] table.claims tbody tr')
+    )
     assert not _severe(driver)
     _screenshot(driver, tmp_path, "question")
 
@@ -218,7 +272,8 @@ def test_two_runs_side_by_side(driver, runs, tmp_path):
         quid = r.get_attribute("data-q")
         d = 100 * (b[quid].pas - a[quid].pas)
         assert r.find_elements("css selector", "td")[-1].text == (
-            ("+" if d > 0 else "") + f"{d:.1f}")
+            ("+" if d > 0 else "") + f"{d:.1f}"
+        )
     rows[0].click()
     detail = driver.find_element("id", "q-detail")
     cols = detail.find_elements("css selector", ".side > .run-col")
@@ -227,7 +282,8 @@ def test_two_runs_side_by_side(driver, runs, tmp_path):
     shown = float(detail.find_element("css selector", ".paired").get_attribute("data-delta"))
     assert shown == pytest.approx(b[quid].pas - a[quid].pas)
     assert len(detail.find_elements("css selector", ".verdict")) == 2 * len(
-        detail.find_elements("css selector", ".path"))
+        detail.find_elements("css selector", ".path")
+    )
     _screenshot(driver, tmp_path, "side_by_side")
 
 
@@ -248,10 +304,27 @@ def test_model_output_is_shown_as_text_and_never_runs(driver, runs, tmp_path):
     _screenshot(driver, tmp_path, "hostile")
 
 
+def test_failed_question_is_listed_with_its_error(driver, runs):
+    store, pages = runs
+    _open(driver, pages["evil"])
+    driver.find_element("id", "tab-questions").click()
+    assert len(_rows(driver)) == 3
+    _select(driver, "f-outcome", "failed")
+    rows = _rows(driver)
+    assert len(rows) == 1
+    rows[0].click()
+    error = driver.find_element("css selector", "#q-detail pre.error").text
+    assert rows[0].get_attribute("data-q") in error
+    assert error in get_run(store, "html-evil")["errors"]
+
+
 def test_cli_report_html_and_view(runs, tmp_path):
     store, _ = runs
-    env = {"KG_NEO4J_URI": store.settings.bolt_uri, "KG_NEO4J_USER": store.settings.neo4j_user,
-           "KG_NEO4J_PASSWORD": _password(store.settings)}
+    env = {
+        "KG_NEO4J_URI": store.settings.bolt_uri,
+        "KG_NEO4J_USER": store.settings.neo4j_user,
+        "KG_NEO4J_PASSWORD": _password(store.settings),
+    }
     runner = CliRunner()
     out = tmp_path / "r.html"
     res = runner.invoke(app, ["eval", "report", "html-cover", "--html", str(out)], env=env)

@@ -29,10 +29,14 @@ def driver(tmp_path_factory):
     absent = missing()
     if absent:
         if in_ci():
-            pytest.fail(f"CI must run the browser tests; missing: {', '.join(absent)} "
-                        "(scripts/install-browser.sh, pip install -e '.[test]')")
-        pytest.skip(f"no headless browser here (missing {', '.join(absent)}; install with "
-                    "scripts/install-browser.sh) and not CI")
+            pytest.fail(
+                f"CI must run the browser tests; missing: {', '.join(absent)} "
+                "(scripts/install-browser.sh, pip install -e '.[test]')"
+            )
+        pytest.skip(
+            f"no headless browser here (missing {', '.join(absent)}; install with "
+            "scripts/install-browser.sh) and not CI"
+        )
     d = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
     yield d
     d.quit()
@@ -40,8 +44,11 @@ def driver(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(store, tmp_path_factory):
-    env = {"KG_NEO4J_URI": store.settings.bolt_uri, "KG_NEO4J_USER": store.settings.neo4j_user,
-           "KG_NEO4J_PASSWORD": _password(store.settings)}
+    env = {
+        "KG_NEO4J_URI": store.settings.bolt_uri,
+        "KG_NEO4J_USER": store.settings.neo4j_user,
+        "KG_NEO4J_PASSWORD": _password(store.settings),
+    }
     runner = CliRunner()
 
     def cli(*args: str) -> str:
@@ -54,9 +61,14 @@ def page(store, tmp_path_factory):
     build = next(b["build"] for b in list_builds(store) if b["task"] == "t2")
     items = load_items(store, build)
     # a scripted model through the real answer store: right, wrong, and hostile/unparseable
-    replies = [it.gold if it.index % 3 == 0 else
-               next(x for x in "ABCD" if x != it.gold) if it.index % 3 == 1 else EVIL
-               for it in items]
+    replies = [
+        it.gold
+        if it.index % 3 == 0
+        else next(x for x in "ABCD" if x != it.gold)
+        if it.index % 3 == 1
+        else EVIL
+        for it in items
+    ]
     spec = RunSpec(task="t2", build=build, model="scripted-html", strategy="llm")
     start_run(store, spec)
     store_answers(store, spec.uid, items, replies)
@@ -74,8 +86,12 @@ def test_perspectra_tables_and_item_view(driver, page, tmp_path):
     assert driver.execute_script("return document.body.getAttribute('data-ready')") == "1"
     runs = [r["run"] for r in store.read("perspectra/runs", uids=[uid])]
     expected = tables(run_rows(store, runs))["t2"]
-    shown = [c.text for c in driver.find_elements(
-        "css selector", '[data-table="perspectra_t2"] tbody tr[data-row="0"] td')]
+    shown = [
+        c.text
+        for c in driver.find_elements(
+            "css selector", '[data-table="perspectra_t2"] tbody tr[data-row="0"] td'
+        )
+    ]
     assert shown == [expected.cell(expected.rows[0], c) for c in expected.columns]
 
     driver.find_element("id", "tab-items").click()
@@ -95,13 +111,15 @@ def test_perspectra_tables_and_item_view(driver, page, tmp_path):
     reply = detail.find_element("css selector", "pre.reply")
     assert driver.execute_script("return arguments[0].textContent", reply) == EVIL
     assert not reply.find_elements("css selector", "img, script")
-    assert "invalid: expected one option letter" in detail.find_element(
-        "css selector", ".parse").text
+    assert (
+        "invalid: expected one option letter" in detail.find_element("css selector", ".parse").text
+    )
     assert driver.execute_script("return window.__pwned") is None
     Select(driver.find_element("id", "f-outcome")).select_by_value("correct")
     rows = driver.find_elements("css selector", "#i-rows tr")
-    assert len(rows) == sum(p.valid and p.value == it.gold for it, p in
-                            zip(items, parsed, strict=True))
+    assert len(rows) == sum(
+        p.valid and p.value == it.gold for it, p in zip(items, parsed, strict=True)
+    )
     rows[0].click()
     assert "parsed as" in driver.find_element("css selector", "#i-detail .parse").text
     p = tmp_path / "perspectra.png"

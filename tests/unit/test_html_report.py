@@ -21,23 +21,35 @@ from evaluation.reporting.html_report import (
 )
 
 
-@pytest.mark.parametrize(("present", "expected"), [
-    ({"t1": True, "d1": False}, "aligned"),
-    ({"t1": True, "t2": True}, "aligned"),
-    ({"t1": True, "d1": True}, "blended"),
-    ({"t1": False, "d1": True}, "drifted"),
-    ({"t1": False, "d1": False}, "|A|=0"),
-    ({}, "|A|=0"),
-])
+@pytest.mark.parametrize(
+    ("present", "expected"),
+    [
+        ({"t1": True, "d1": False}, "aligned"),
+        ({"t1": True, "t2": True}, "aligned"),
+        ({"t1": True, "d1": True}, "blended"),
+        ({"t1": False, "d1": True}, "drifted"),
+        ({"t1": False, "d1": False}, "|A|=0"),
+        ({}, "|A|=0"),
+    ],
+)
 def test_outcome(present, expected):
     assert outcome({"t1", "t2"}, present) == expected
 
 
 def test_judge_validity_read_defensively():
-    assert judge_validity({"judge": "j"}) == {"judge": "j", "kappa": None, "validated": False,
-                                              "details": {}}
-    v = judge_validity({"roles": {"judge": "llm:x"}, "judge": "other",
-                        "judge_validity": {"kappa": 0.71, "n": 120, "reference": "human"}})
+    assert judge_validity({"judge": "j"}) == {
+        "judge": "j",
+        "kappa": None,
+        "validated": False,
+        "details": {},
+    }
+    v = judge_validity(
+        {
+            "roles": {"judge": "llm:x"},
+            "judge": "other",
+            "judge_validity": {"kappa": 0.71, "n": 120, "reference": "human"},
+        }
+    )
     assert v["judge"] == "llm:x" and v["kappa"] == 0.71 and v["validated"]
     assert v["details"] == {"n": 120, "reference": "human"}
     assert judge_validity({"judge_validity": json.dumps({"cohen_kappa": 0.5})})["kappa"] == 0.5
@@ -61,17 +73,30 @@ def test_failed_questions_from_run_errors():
 
 
 def test_answer_payload_keeps_first_verdict_and_orders_claims():
-    row = {"text": "One. Two!\nThree", "verdicts": [
-        {"path": "p", "present": True, "partial": 1.0, "edges_present": [True],
-         "edge_sentences": [1], "reason": "r"},
-        {"path": "p", "present": False, "partial": 0.0},
-        {"path": None, "present": True}],
-        "claims": [{"pos": 1, "text": "b", "supported": False},
-                   {"pos": 0, "text": "a", "supported": True, "supporting": "s"}]}
+    row = {
+        "text": "One. Two!\nThree",
+        "verdicts": [
+            {
+                "path": "p",
+                "present": True,
+                "partial": 1.0,
+                "edges_present": [True],
+                "edge_sentences": [1],
+                "reason": "r",
+            },
+            {"path": "p", "present": False, "partial": 0.0},
+            {"path": None, "present": True},
+        ],
+        "claims": [
+            {"pos": 1, "text": "b", "supported": False},
+            {"pos": 0, "text": "a", "supported": True, "supporting": "s"},
+        ],
+    }
     p = answer_payload(row)
     assert p["sentences"] == ["One.", "Two!", "Three"]
-    assert p["verdicts"] == [{"path": "p", "present": True, "partial": 1.0, "edges": [True],
-                              "spans": [1], "reason": "r"}]
+    assert p["verdicts"] == [
+        {"path": "p", "present": True, "partial": 1.0, "edges": [True], "spans": [1], "reason": "r"}
+    ]
     assert [c["text"] for c in p["claims"]] == ["a", "b"]
 
 
@@ -92,6 +117,7 @@ def test_render_html_inlines_everything_under_a_hash_csp():
     assert len(scripts) == 1
     digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
     assert f"script-src 'sha256-{digest}'" in page
-    data = re.search(r'<script type="application/json" id="kg-data">(.*?)</script>', page,
-                     flags=re.DOTALL).group(1)
+    data = re.search(
+        r'<script type="application/json" id="kg-data">(.*?)</script>', page, flags=re.DOTALL
+    ).group(1)
     assert json.loads(data) == payload

@@ -121,3 +121,34 @@ def test_render_html_inlines_everything_under_a_hash_csp():
         r'<script type="application/json" id="kg-data">(.*?)</script>', page, flags=re.DOTALL
     ).group(1)
     assert json.loads(data) == payload
+
+
+def test_embedding_judge_reports_the_sentence_matched_per_edge():
+    from evaluation.judges.embedding import EmbeddingJudge
+    from evaluation.models import EvalPath, EvalQuestion
+    from evaluation.runs import batch_rows
+
+    path = EvalPath(
+        uid="p",
+        signature="a -- FEEDS --> b -- FILLS --> c",
+        hops=2,
+        labels=["FEEDS", "FILLS"],
+        concept_keys=["a", "b", "c"],
+        target=True,
+        reasons=["The pump feeds the channel.", "The channel fills the reservoir."],
+    )
+    q = EvalQuestion(
+        uid="q", id=1, domain="d", text="How is the reservoir filled?", hop=2, paths=[path]
+    )
+    answer = "The channel fills the reservoir. Weather is mild today. The pump feeds the channel."
+    result = EmbeddingJudge().judge_sync(q, answer, [])
+    v = result.verdicts[0]
+    assert v.present and v.edge_sentences == [2, 0]  # indices into split_sentences(answer)
+    assert EmbeddingJudge().judge_sync(q, "", []).verdicts[0].edge_sentences == []
+
+    from evaluation.models import QuestionResult
+
+    rows = batch_rows(
+        "r", "j", [QuestionResult(question=q, answer_uid="a", answer=None, judged=result)]
+    )
+    assert rows["verdicts"][0]["edge_sentences"] == [2, 0]

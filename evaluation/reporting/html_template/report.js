@@ -178,7 +178,8 @@
           return String(q.hop); })).sort().map(function (h) { return [h, h + "-hop"]; })), "",
           function (e) { state.hop = e.target.value; list(); }),
         select("f-theme", "theme", [["", "all"]].concat(uniq(qs.map(function (q) {
-          return String(q.theme); })).sort().map(function (t) { return [t, t]; })), "",
+          return String(q.theme); })).sort().map(function (t) {
+            return [t, t === "null" ? "(no theme)" : t]; })), "",
           function (e) { state.theme = e.target.value; list(); }),
         select("f-outcome", "outcome (run A)", [["", "all"]].concat(D.meta.outcomes.map(
           function (o) { return [o, o]; })), "", function (e) { state.outcome = e.target.value; list(); }),

@@ -167,6 +167,7 @@
     function explorer(pane) {
       var qs = Object.keys(D.questions).map(function (k) { return D.questions[k]; });
       var runOpts = D.runs.map(function (r) { return [r.uid, r.uid]; });
+      var manyDomains = uniq(qs.map(function (q) { return q.domain; })).length > 1;
       var controls = el("div", { "class": "controls" },
         select("f-run-a", "run A", runOpts, state.a, function (e) { state.a = e.target.value; list(); }),
         select("f-run-b", "run B (side by side)", [["", "—"]].concat(runOpts), state.b,
@@ -202,7 +203,8 @@
         var total = Object.keys(D.results[state.a] || {}).length;
         count.textContent = rows.length + " of " + total + " questions of run " + state.a;
         clear(headRow);
-        add(headRow, ["domain", "#", "hop", "theme", "question", "outcome A", "PAS A"].map(
+        add(headRow, (manyDomains ? ["domain"] : []).concat(["#", "hop", "theme", "question",
+          "outcome A", "PAS A"]).map(
           function (h) { return el("th", { text: h }); }));
         if (state.b) add(headRow, ["outcome B", "PAS B", "Δ PAS"].map(
           function (h) { return el("th", { text: h }); }));
@@ -212,7 +214,8 @@
               "data-pas": r.a.pas === undefined ? "" : r.a.pas,
               "class": r.q.uid === state.selected ? "selected" : null,
               onclick: function () { state.selected = r.q.uid; mark(); show(r.q.uid); } },
-            el("td", { text: r.q.domain }), el("td", { "class": "num", text: r.q.id }),
+            manyDomains ? el("td", { text: r.q.domain }) : null,
+            el("td", { "class": "num", text: r.q.id }),
             el("td", { "class": "num", text: r.q.hop }), el("td", { text: r.q.theme }),
             el("td", { "class": "qtext", text: r.q.text, title: r.q.text }),
             el("td", null, el("span", { "class": outcomeClass(r.a.outcome), text: r.a.outcome })),
@@ -334,7 +337,7 @@
           el("span", { "class": "sent hl-d", text: "distractor edge" }),
           spans ? el("span", { "class": "sent hl-w", text: "closest sentence, edge not reproduced" })
             : null),
-        spans ? null : el("p", { "class": "notes warn no-spans", text: "The judge of this run (" +
+        spans || !res.sentences.length ? null : el("p", { "class": "notes warn no-spans", text: "The judge of this run (" +
           (run.validity.judge || "?") + ") stores no matched sentences; highlighted is, per edge it judged present, the " +
           "sentence sharing most words with the edge's evidence (the report's lexical match, not " +
           "the judge's). The embedding judge (baseline:embedding) stores the sentence it matched " +

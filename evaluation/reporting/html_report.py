@@ -293,7 +293,9 @@ def eval_payload(
     runs, results, wanted = [], {}, set()
     for rid, run in report.runs.items():
         answers = {r["question"]: r for r in _read_plain(store, "eval/report_answers", uid=rid)}
-        failed = failed_questions(run)
+        judged = {s.question for s in report.scores[rid]}
+        # errors of an earlier attempt at a question judged since (resumed run) do not count
+        failed = {q: e for q, e in failed_questions(run).items() if q not in judged}
         wanted |= set(answers) | set(failed)
         per_q: dict[str, dict[str, Any]] = {}
         for s in report.scores[rid]:
@@ -312,7 +314,7 @@ def eval_payload(
                 **answer_payload(row),
             }
         for quid, err in failed.items():
-            per_q.setdefault(quid, {"outcome": "failed", "error": err})
+            per_q[quid] = {"outcome": "failed", "error": err}
         results[rid] = per_q
         roles = run.get("roles") if isinstance(run.get("roles"), dict) else {}
         runs.append(

@@ -1,7 +1,8 @@
 """Offline judges from sentence embeddings — honest baselines, named as such in reports.
 
 - path judge: an edge counts as reproduced when some answer sentence has cosine >= threshold
-  with the edge's evidence (its reason); a path is present when all its edges are;
+  with the edge's evidence (its reason); a path is present when all its edges are; the best
+  sentence per edge is kept (`edge_sentences`, shown highlighted in the HTML report);
 - faithfulness check: each answer sentence is a claim, supported when its nearest ground-truth
   sentence has cosine >= threshold;
 - relevancy: cosine between the answer and the question (no regenerated questions).

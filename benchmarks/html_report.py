@@ -91,7 +91,6 @@ def synthetic_line(i: int, rng: random.Random) -> dict:
 
 
 def synthetic_results(run: str, questions, rng: random.Random):
-    from evaluation.ids import answer_uid
     from evaluation.models import (
         AnswerResult,
         ClaimResult,
@@ -99,6 +98,7 @@ def synthetic_results(run: str, questions, rng: random.Random):
         PathVerdict,
         QuestionResult,
     )
+    from kg.ids import answer_uid
 
     out = []
     for q in questions:

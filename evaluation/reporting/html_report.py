@@ -363,11 +363,11 @@ def perspectra_payload(
     store: Any, runs: list[dict[str, Any]], *, plots: bool = True, seed: int = 0
 ) -> dict[str, Any]:
     """PERSPECTRA runs: the report's tables and, per item, input, gold, reply and parse."""
-    from evaluation.perspectra.item_store import load_items
     from evaluation.perspectra.report import TITLES, run_label, run_rows, tables
     from evaluation.perspectra.run_store import answered
     from evaluation.perspectra.scoring import is_correct, parse_for
-    from evaluation.perspectra.task_items import LETTERS
+    from kg.queries.task_items import load_items
+    from kg.task_items import LETTERS
 
     rows = run_rows(store, runs, seed=seed)
     table_list = [

@@ -10,11 +10,11 @@ import pytest
 from browser import in_ci, missing, start_chromium
 from typer.testing import CliRunner
 
-from evaluation.perspectra.item_store import list_builds, load_items
 from evaluation.perspectra.report import run_rows, tables
 from evaluation.perspectra.run_store import RunSpec, finish_run, start_run, store_answers
 from evaluation.perspectra.scoring import parse_for
 from kg.cli.main import app
+from kg.queries.task_items import list_task_sets, load_items
 from kg.store import _password
 
 pytestmark = pytest.mark.integration
@@ -58,7 +58,7 @@ def page(store, tmp_path_factory):
 
     cli("import", str(DEMO / "sample_release.json"))
     cli("build-tasks", "--n", "12", "--seed", "7", "--task", "t2")
-    build = next(b["build"] for b in list_builds(store) if b["task"] == "t2")
+    build = next(b["task_set"] for b in list_task_sets(store) if b["task"] == "t2")
     items = load_items(store, build)
     # a scripted model through the real answer store: right, wrong, and hostile/unparseable
     replies = [

@@ -45,12 +45,12 @@ Tests use the local OpenAI-compatible server in tests/llm_server.py through the 
 
 from kg.llm.cache import ResponseCache, cache_key
 from kg.llm.client import LLMCallError, LLMClient, LLMReply, LLMRequest, Usage
-from kg.llm.config import PROVIDER_BASE_URLS, LLMConfig, Price, Role
+from kg.llm.config import PROVIDER_BASE_URLS, LLMConfig, Price, Role, llm_config, load_prices
 from kg.llm.ledger import BudgetExceeded, CallRecord, Ledger
 from kg.llm.structured import StructuredOutputError, parse_reply
 
 __all__ = [
     "PROVIDER_BASE_URLS", "BudgetExceeded", "CallRecord", "LLMCallError", "LLMClient",
     "LLMConfig", "LLMReply", "LLMRequest", "Ledger", "Price", "ResponseCache", "Role",
-    "StructuredOutputError", "Usage", "cache_key", "parse_reply",
+    "StructuredOutputError", "Usage", "cache_key", "llm_config", "load_prices", "parse_reply",
 ]

@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 
 import openai
 
+from kg.errors import LLMError
+
 try:  # the HTTP library the installed openai release is built on
     import httpx2
 except ImportError:  # pragma: no cover - openai releases on plain httpx
@@ -45,7 +47,7 @@ _RETRY_STATUS = {408, 409, 429}
 _KEYLIKE = re.compile(r"\b(sk|rk|pk)-[A-Za-z0-9*_\-]{6,}")
 
 
-class LLMCallError(RuntimeError):
+class LLMCallError(LLMError):
     """The server kept failing (after every retry) or refused the request."""
 
 

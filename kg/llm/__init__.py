@@ -50,7 +50,22 @@ from kg.llm.ledger import BudgetExceeded, CallRecord, Ledger
 from kg.llm.structured import StructuredOutputError, parse_reply
 
 __all__ = [
-    "PROVIDER_BASE_URLS", "BudgetExceeded", "CallRecord", "LLMCallError", "LLMClient",
-    "LLMConfig", "LLMReply", "LLMRequest", "Ledger", "Price", "ResponseCache", "Role",
-    "StructuredOutputError", "Usage", "cache_key", "llm_config", "load_prices", "parse_reply",
+    "PROVIDER_BASE_URLS",
+    "BudgetExceeded",
+    "CallRecord",
+    "LLMCallError",
+    "LLMClient",
+    "LLMConfig",
+    "LLMReply",
+    "LLMRequest",
+    "Ledger",
+    "Price",
+    "ResponseCache",
+    "Role",
+    "StructuredOutputError",
+    "Usage",
+    "cache_key",
+    "llm_config",
+    "load_prices",
+    "parse_reply",
 ]

@@ -100,8 +100,9 @@ def _classpath(home: ServerHome, lib: Path) -> str:
 
 def _cds_archive(home: ServerHome, java: Path, lib: Path) -> Path:
     """Per-instance archive path, keyed by JVM and jar set so a change never reuses it."""
-    jars = sorted(f"{p.name}:{p.stat().st_size}" for p in (*lib.glob("*.jar"),
-                                                            *home.plugins.glob("*.jar")))
+    jars = sorted(
+        f"{p.name}:{p.stat().st_size}" for p in (*lib.glob("*.jar"), *home.plugins.glob("*.jar"))
+    )
     key = hashlib.sha256("\n".join([str(java.resolve()), *jars]).encode()).hexdigest()[:16]
     return home.run / f"classes-{key}.jsa"
 
@@ -120,7 +121,11 @@ def _set_initial_password(java: Path, home: ServerHome, lib: Path, password: str
     env = {**os.environ, "NEO4J_HOME": str(home.root), "NEO4J_CONF": str(home.conf)}
     proc = subprocess.run(
         [str(java), "-cp", f"{lib}/*", ADMIN_TOOL, "dbms", "set-initial-password", password],
-        env=env, capture_output=True, text=True, check=False, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     if proc.returncode != 0:
         raise ServerError(
@@ -192,11 +197,20 @@ def provision(settings: Settings, progress: ProgressFn = _quiet) -> Provisioned:
 def server_command(settings: Settings, ready: Provisioned) -> list[str]:
     heap = settings.heap_size
     return [
-        str(ready.java), f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC",
-        "-XX:+ExitOnOutOfMemoryError", "-Dfile.encoding=UTF-8", *JVM_OPENS,
-        *_cds_options(settings, ready.home, ready.java, ready.lib), *settings.jvm_options.split(),
-        "-cp", _classpath(ready.home, ready.lib), ENTRY_POINT,
-        f"--home-dir={ready.home.root}", f"--config-dir={ready.home.conf}",
+        str(ready.java),
+        f"-Xms{heap}",
+        f"-Xmx{heap}",
+        "-XX:+UseG1GC",
+        "-XX:+ExitOnOutOfMemoryError",
+        "-Dfile.encoding=UTF-8",
+        *JVM_OPENS,
+        *_cds_options(settings, ready.home, ready.java, ready.lib),
+        *settings.jvm_options.split(),
+        "-cp",
+        _classpath(ready.home, ready.lib),
+        ENTRY_POINT,
+        f"--home-dir={ready.home.root}",
+        f"--config-dir={ready.home.conf}",
     ]
 
 
@@ -212,8 +226,7 @@ def start(settings: Settings, progress: ProgressFn = _quiet) -> StartReport:
         return StartReport(current, 0.0, 0.0)
     if current.state is State.STARTING:  # launched by another command: wait, but not ours to kill
         t0 = time.monotonic()
-        return StartReport(wait_ready(settings, current.pid or 0, t0), 0.0,
-                           time.monotonic() - t0)
+        return StartReport(wait_ready(settings, current.pid or 0, t0), 0.0, time.monotonic() - t0)
     for port in (settings.bolt_port, settings.http_port):
         if port_open(port):
             raise ServerError(
@@ -226,8 +239,12 @@ def start(settings: Settings, progress: ProgressFn = _quiet) -> StartReport:
     t0 = time.monotonic()
     with open(home.console_log, "ab") as out:
         proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
-            server_command(settings, ready), stdout=out, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True, cwd=home.root,
+            server_command(settings, ready),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=home.root,
         )
     home.pid_file.write_text(str(proc.pid))
     try:
@@ -235,8 +252,9 @@ def start(settings: Settings, progress: ProgressFn = _quiet) -> StartReport:
     except ServerError as exc:
         if proc.poll() is None:  # still alive but never answered: stop it, say so
             _abort(home, proc)
-            exc.fix = (f"{exc.fix}; the unanswering server was stopped, nothing is left "
-                       "running").lstrip("; ")
+            exc.fix = (
+                f"{exc.fix}; the unanswering server was stopped, nothing is left running"
+            ).lstrip("; ")
         raise
     except BaseException:  # Ctrl-C or any other failure while waiting
         _abort(home, proc)
@@ -289,8 +307,11 @@ def wait_ready(
             break
         time.sleep(0.25)
     stalled = now - last_progress > settings.start_timeout_s
-    why = (f"made no progress for {settings.start_timeout_s:.0f} s" if stalled
-           else f"did not answer within {hard_deadline - t0:.0f} s")
+    why = (
+        f"made no progress for {settings.start_timeout_s:.0f} s"
+        if stalled
+        else f"did not answer within {hard_deadline - t0:.0f} s"
+    )
     raise ServerError(
         f"the Neo4j server {why} after its launch (no answer on Bolt)",
         "raise KG_START_TIMEOUT_S / KG_START_TIMEOUT_MAX_S on a slow machine, or read the log",
@@ -300,6 +321,7 @@ def wait_ready(
 
 def bolt_answers(settings: Settings) -> bool:
     import neo4j
+
     errors = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.Neo4jError, OSError)
     password = settings.password_file.read_text().strip()
     try:
@@ -345,4 +367,4 @@ def _dump_pending(pid: int) -> list[Path]:
     except OSError:
         return []
     flag = b"-XX:ArchiveClassesAtExit="
-    return [Path(a[len(flag):].decode()) for a in args if a.startswith(flag)]
+    return [Path(a[len(flag) :].decode()) for a in args if a.startswith(flag)]

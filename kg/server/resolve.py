@@ -85,23 +85,31 @@ def resolve(
     repo = settings.maven_repo_local
     if force or not (dist.lib / ".complete").exists():
         shutil.rmtree(dist.lib, ignore_errors=True)
-        say(f"resolving Neo4j {settings.neo4j_version} from Maven Central into {dist.lib} "
-            "(first run only; about a minute on a cold machine)")
+        say(
+            f"resolving Neo4j {settings.neo4j_version} from Maven Central into {dist.lib} "
+            "(first run only; about a minute on a cold machine)"
+        )
         t0 = time.monotonic()
         _run_maven(
-            "neo4j-pom.xml", build / "neo4j",
-            {"neo4j.version": settings.neo4j_version, "kg.lib": str(dist.lib)}, repo,
+            "neo4j-pom.xml",
+            build / "neo4j",
+            {"neo4j.version": settings.neo4j_version, "kg.lib": str(dist.lib)},
+            repo,
         )
         (dist.lib / ".complete").write_text(settings.neo4j_version)
         say(f"Neo4j resolved in {time.monotonic() - t0:.0f} s")
     if force or not dist.plugin_jar.exists():
-        say(f"building the GDS {settings.gds_version} plugin from its Maven Central modules "
-            "(first run only; about a minute)")
+        say(
+            f"building the GDS {settings.gds_version} plugin from its Maven Central modules "
+            "(first run only; about a minute)"
+        )
         t0 = time.monotonic()
         tmp = dist.plugin_jar.with_suffix(".jar.part")
         _run_maven(
-            "gds-pom.xml", build / "gds",
-            {"gds.version": settings.gds_version, "kg.plugin.jar": str(tmp)}, repo,
+            "gds-pom.xml",
+            build / "gds",
+            {"gds.version": settings.gds_version, "kg.plugin.jar": str(tmp)},
+            repo,
         )
         say(f"GDS plugin built in {time.monotonic() - t0:.0f} s")
         tmp.replace(dist.plugin_jar)  # atomic: a killed build leaves no half jar in place

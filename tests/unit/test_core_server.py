@@ -167,9 +167,17 @@ def _fake_launch(monkeypatch, settings, tmp_path, *, listen: bool, provision_s: 
     script = tmp_path / "fake_server.py"
     script.write_text(FAKE_SERVER)
     monkeypatch.setattr(process, "provision", slow_provision)
-    monkeypatch.setattr(process, "server_command", lambda s, ready: [
-        sys.executable, str(script), str(s.bolt_port), "listen" if listen else "silent",
-        str(child_file)])
+    monkeypatch.setattr(
+        process,
+        "server_command",
+        lambda s, ready: [
+            sys.executable,
+            str(script),
+            str(s.bolt_port),
+            "listen" if listen else "silent",
+            str(child_file),
+        ],
+    )
     monkeypatch.setattr(process, "bolt_answers", lambda s: True)
     return home, child_file
 
@@ -205,8 +213,7 @@ def test_slow_provisioning_does_not_eat_the_bolt_deadline(monkeypatch, settings,
 
 def test_server_that_never_opens_bolt_fails_and_leaves_nothing(monkeypatch, settings, tmp_path):
     settings = settings.model_copy(update={"start_timeout_s": 1.0, "start_timeout_max_s": 3.0})
-    home, child_file = _fake_launch(monkeypatch, settings, tmp_path, listen=False,
-                                    provision_s=0.0)
+    home, child_file = _fake_launch(monkeypatch, settings, tmp_path, listen=False, provision_s=0.0)
     with pytest.raises(ServerError, match="no answer on Bolt") as err:
         process.start(settings)
     assert "fake server booting" in err.value.log_tail
@@ -241,8 +248,7 @@ def test_a_start_still_making_progress_is_not_given_up(monkeypatch, settings, tm
 
 
 def test_interrupted_start_stops_what_it_launched(monkeypatch, settings, tmp_path):
-    home, child_file = _fake_launch(monkeypatch, settings, tmp_path, listen=False,
-                                    provision_s=0.0)
+    home, child_file = _fake_launch(monkeypatch, settings, tmp_path, listen=False, provision_s=0.0)
     launched: list[int] = []
 
     def interrupted_wait(s, pid, t0, proc=None):

@@ -140,10 +140,11 @@ def test_half_written_archive_is_discarded(settings):
 # --- the start deadline: provisioning is unbounded, the Bolt wait starts at the launch ---
 
 FAKE_SERVER = """
-import socket, subprocess, sys, time
+import os, socket, subprocess, sys, time
 port, listen, child_file = int(sys.argv[1]), sys.argv[2] == "listen", sys.argv[3]
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-open(child_file, "w").write(str(child.pid))
+open(child_file + ".part", "w").write(str(child.pid))
+os.replace(child_file + ".part", child_file)  # atomic: readers never see it empty
 print("fake server booting", flush=True)
 if listen:
     s = socket.socket()
@@ -212,7 +213,7 @@ def test_slow_provisioning_does_not_eat_the_bolt_deadline(monkeypatch, settings,
 
 
 def test_server_that_never_opens_bolt_fails_and_leaves_nothing(monkeypatch, settings, tmp_path):
-    settings = settings.model_copy(update={"start_timeout_s": 1.0, "start_timeout_max_s": 3.0})
+    settings = settings.model_copy(update={"start_timeout_s": 4.0, "start_timeout_max_s": 6.0})
     home, child_file = _fake_launch(monkeypatch, settings, tmp_path, listen=False, provision_s=0.0)
     with pytest.raises(ServerError, match="no answer on Bolt") as err:
         process.start(settings)

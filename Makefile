@@ -27,6 +27,8 @@ demo: setup
 test: setup
 	$(KG) db up
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
 	$(PY) -m pytest -q -p no:cacheprovider --timeout=1800 tests
 
 lint: setup

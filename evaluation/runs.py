@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal, overload
 
 from evaluation.models import QuestionResult
 from evaluation.questions import EvalInputError
@@ -32,6 +32,10 @@ def decode_run(run: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@overload
+def get_run(store: Store, uid: str, *, required: Literal[True] = True) -> dict[str, Any]: ...
+@overload
+def get_run(store: Store, uid: str, *, required: bool) -> dict[str, Any] | None: ...
 def get_run(store: Store, uid: str, *, required: bool = True) -> dict[str, Any] | None:
     run = store.query("eval/run_get", uid=uid)[0]["run"]
     if run is None and required:

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
 from evaluation.models import QuestionResult
 from evaluation.questions import EvalInputError
 from kg.ids import answer_uid, claim_uid, verdict_uid
+from kg.runs import now
 from kg.store import Store
 
 _JSON_FIELDS = ("roles", "prompt_hashes", "config", "identity", "errors")
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 EVAL_KINDS = ("eval", "judge")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -13,6 +12,7 @@ from evaluation.perspectra.scoring import is_correct, parse_for, score
 from kg import __version__
 from kg.errors import StoreError
 from kg.ids import content_uid, task_answer_uid
+from kg.runs import now
 from kg.store import Store
 from kg.task_items import TaskItem
 
@@ -32,10 +32,6 @@ class RunSpec(BaseModel):
     @property
     def uid(self) -> str:
         return content_uid("Run", "perspectra", self.model_dump(by_alias=True))
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def start_run(store: Store, spec: RunSpec) -> str:

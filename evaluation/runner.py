@@ -26,7 +26,7 @@ from evaluation.spec import RunSpec
 from kg import __version__
 from kg.ids import answer_uid
 from kg.llm import BudgetExceeded, LLMCallError, LLMClient, StructuredOutputError
-from kg.runs import now
+from kg.runs import RunStatus, now
 from kg.store import Store
 
 Progress = Callable[[int, int], None]
@@ -36,7 +36,7 @@ _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError)
 
 class RunSummary(BaseModel):
     run_id: str
-    status: str
+    status: RunStatus
     questions: int
     done_before: int
     completed: int
@@ -285,7 +285,9 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     asyncio.run(pipe.run(items, workers))
 
     failed = len(items) - pipe.completed
-    status = "stopped" if pipe.stopped else "incomplete" if failed else "completed"
+    status = (
+        RunStatus.interrupted if pipe.stopped else RunStatus.partial if failed else RunStatus.done
+    )
     errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
     runs.finish_run(store, run_id, status, errors, failed)
     return RunSummary(

@@ -8,7 +8,7 @@ from typing import Any, Literal, overload
 from evaluation.models import QuestionResult
 from evaluation.questions import EvalInputError
 from kg.ids import answer_uid, claim_uid, verdict_uid
-from kg.runs import now
+from kg.runs import RunRecord, RunStatus, now
 from kg.store import Store
 
 _JSON_FIELDS = ("roles", "prompt_hashes", "config", "identity", "errors")
@@ -49,7 +49,11 @@ def _eval_runs(store: Store) -> list[dict[str, Any]]:
 
 
 def list_runs(store: Store) -> list[dict[str, Any]]:
-    return [{**decode_run(r["run"]), "judged": r["judged"]} for r in _eval_runs(store)]
+    """Every evaluation run as the typed record reads it (older statuses in today's words)."""
+    return [
+        RunRecord.from_node(r["run"]).model_dump(mode="json") | {"judged": r["judged"]}
+        for r in _eval_runs(store)
+    ]
 
 
 def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None) -> dict:
@@ -62,12 +66,12 @@ def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None)
     )
 
 
-def finish_run(store: Store, uid: str, status: str, errors: list[str], failed: int) -> dict:
+def finish_run(store: Store, uid: str, status: RunStatus, errors: list[str], failed: int) -> dict:
     return decode_run(
         store.query(
             "eval/run_finish",
             uid=uid,
-            status=status,
+            status=status.value,
             now=now(),
             errors=json.dumps(errors[:50]),
             failed=failed,

@@ -62,7 +62,7 @@ def _execute(spec) -> None:
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")
-    if summary.status != "completed":
+    if summary.status != "done":
         raise typer.Exit(2)
 
 

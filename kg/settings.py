@@ -97,4 +97,4 @@ class Settings(BaseSettings):
 def get_settings(**overrides: object) -> Settings:
     """Settings from the environment and `.env`, with CLI options (non-None) taking precedence."""
     clean = {k: v for k, v in overrides.items() if v is not None}
-    return Settings(**clean)
+    return Settings.model_validate(clean)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import typer
 
@@ -26,8 +26,8 @@ def _choice(enum: type[E], value: str, option: str) -> E:
         return enum(value)
     except ValueError:
         raise InputError(
-            f"{option} {value!r}: choose one of {', '.join(m.value for m in enum)}"
-        ) from None  # type: ignore[attr-defined]
+            f"{option} {value!r}: choose one of {', '.join(str(m.value) for m in enum)}"
+        ) from None
 
 
 def _execute(spec) -> None:
@@ -62,7 +62,7 @@ def _execute(spec) -> None:
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")
-    if summary.status != "completed":
+    if summary.status != "done":
         raise typer.Exit(2)
 
 
@@ -109,7 +109,7 @@ def run_cmd(
     from evaluation.spec import RunSpec
     from kg.llm import llm_config
 
-    common = {
+    common: dict[str, Any] = {
         "no_cache": no_cache,
         "max_cost": max_cost,
         "prices": prices,

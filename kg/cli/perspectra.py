@@ -5,6 +5,7 @@ Heavy libraries (numpy/torch/sklearn/matplotlib) are imported inside the command
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,7 @@ def _tasks(task: str) -> list[str]:
     return [task]
 
 
-def _print_pairs(title: str, pairs: list[tuple[str, object]]) -> None:
+def _print_pairs(title: str, pairs: Sequence[tuple[str, object]]) -> None:
     t = Table(title=title, show_header=False)
     for k, v in pairs:
         t.add_row(k, f"{v:,}" if isinstance(v, int) else str(v))

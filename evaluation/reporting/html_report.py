@@ -63,7 +63,8 @@ def judge_validity(run: Mapping[str, Any]) -> dict[str, Any]:
     info = dict(raw) if isinstance(raw, Mapping) else {}
     kappa = next((info[k] for k in ("kappa", "cohen_kappa", "cohens_kappa") if k in info), None)
     kappa = float(kappa) if isinstance(kappa, int | float) and not isinstance(kappa, bool) else None
-    roles = run.get("roles") if isinstance(run.get("roles"), Mapping) else {}
+    roles_raw = run.get("roles")
+    roles: Mapping[str, Any] = roles_raw if isinstance(roles_raw, Mapping) else {}
     extra = {
         k: v
         for k, v in info.items()
@@ -316,7 +317,8 @@ def eval_payload(
         for quid, err in failed.items():
             per_q[quid] = {"outcome": "failed", "error": err}
         results[rid] = per_q
-        roles = run.get("roles") if isinstance(run.get("roles"), dict) else {}
+        roles_raw = run.get("roles")
+        roles: Mapping[str, Any] = roles_raw if isinstance(roles_raw, Mapping) else {}
         runs.append(
             {
                 "uid": rid,
@@ -378,7 +380,7 @@ def perspectra_payload(
     run_info = []
     builds: dict[str, list] = {}
     for run in runs:
-        build = run.get("build")
+        build = str(run.get("build") or "")
         if build not in builds:
             builds[build] = load_items(store, build)
         got = answered(store, run["uid"])
@@ -416,17 +418,17 @@ def perspectra_payload(
                     "answered": False,
                 }
                 continue
-            p = parse_for(item, got[item.uid])
+            parsed = parse_for(item, got[item.uid])
             per[item.uid] = {
                 "reply": got[item.uid],
-                "parsed": p.value,
-                "valid": p.valid,
-                "error": p.error,
-                "correct": is_correct(item, p),
+                "parsed": parsed.value,
+                "valid": parsed.valid,
+                "error": parsed.error,
+                "correct": is_correct(item, parsed),
                 "answered": True,
             }
         replies[run["uid"]] = per
-        task = run.get("setting")
+        task = str(run.get("setting") or "")
         run_info.append(
             {
                 "uid": run["uid"],
@@ -436,7 +438,7 @@ def perspectra_payload(
                 "build": build,
                 "strategy": run.get("strategy"),
                 "status": run.get("status"),
-                "n": sum(r["answered"] for r in per.values()),
+                "n": sum(bool(r["answered"]) for r in per.values()),
                 "items": len(per),
             }
         )

@@ -193,7 +193,7 @@ def main() -> None:
                     results[k : k + 250],
                     {"tokens_in": 0, "tokens_out": 0, "calls": 0, "cached_calls": 0, "cost": 0.0},
                 )
-            run_store.finish_run(store, run, "completed", [], 0)
+            run_store.finish_run(store, run, "done", [], 0)
         print(
             f"setup: {len(questions)} synthetic questions x {len(RUNS)} runs written in "
             f"{time.perf_counter() - t0:.1f} s (not timed below)"

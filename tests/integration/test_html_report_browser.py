@@ -70,7 +70,7 @@ def runs(store, tmp_path_factory):
                 run_id=rid,
             ),
         )
-        assert s.status == "completed" and s.completed > 0
+        assert s.status == "done" and s.completed > 0
     with LLMTestServer() as server:
         server.add_rule(match=ANSWER_MARKER, status=500, times=1)  # one question fails
         server.add_rule(match=ANSWER_MARKER, reply=HOSTILE)
@@ -93,7 +93,7 @@ def runs(store, tmp_path_factory):
                 limit=3,
             ),
         )
-        assert (s.status, s.completed, s.failed) == ("incomplete", 2, 1)
+        assert (s.status, s.completed, s.failed) == ("partial", 2, 1)
     out = tmp_path_factory.mktemp("html")
     pages = {
         "pair": write_html(

@@ -93,3 +93,18 @@ def test_eval_run_shape_with_an_old_status():
     assert record.roles == {"responder": "cover-all", "judge": "embedding"}
     assert record.model_extra["identity"] == {"kind": "eval"}
     assert record.model_extra["errors"] == []
+
+
+def test_identity_fields_live_in_one_place_and_keep_perspectra_uids():
+    from kg.llm.config import PERSPECTRA_RESULT_FIELDS, RESULT_FIELDS
+
+    # PERSPECTRA run uids hash exactly these five keys: changing them starts new runs.
+    assert PERSPECTRA_RESULT_FIELDS == (
+        "model",
+        "base_url",
+        "temperature",
+        "max_tokens",
+        "reasoning_effort",
+    )
+    assert RESULT_FIELDS[:5] == PERSPECTRA_RESULT_FIELDS
+    assert {"reasoning", "structured_output"} <= set(RESULT_FIELDS)

@@ -21,8 +21,9 @@ echo "== eval: rerunning a finished run resumes it and does nothing"
 echo "== eval: judge the stored target-only answers again with a looser embedding judge"
 "$KG" eval judge --run demo-target-only --judge embedding --path-threshold 0.6 \
   --run-id demo-target-only-loose
-echo "== eval: report (per hop, overall, per domain, per theme; CSV/JSON/MD + PNG plots)"
-"$KG" eval report demo-cover-all demo-target-only demo-empty --out "$OUT/eval"
+echo "== eval: report (per hop, overall, per domain, per theme; CSV/JSON/MD + PNG plots + HTML)"
+"$KG" eval report demo-cover-all demo-target-only demo-empty --out "$OUT/eval" \
+  --html "$OUT/eval/report.html"
 echo "== eval: paired comparison cover-all vs target-only"
 "$KG" eval compare demo-cover-all demo-target-only
 echo "== eval: agreement of the two judges on the same answers"

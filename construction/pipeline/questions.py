@@ -6,6 +6,8 @@ templates per relation-category family (`question_text.py`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from construction.pipeline.context import BuildContext, StageReport
@@ -79,7 +81,9 @@ def run(ctx: BuildContext) -> StageReport:
             _run_llm(ctx, rep, usable, ids)
             return rep
         prov = ctx.provenance(STAGE, source="offline: templates per relation category")
-        rows, items, siblings = [], [], {}
+        rows: list[dict[str, Any]] = []
+        items: list[str] = []
+        siblings: dict[tuple[str, ...], int] = {}
         bar = ctx.bar("questions", len(usable))
         for v in usable:
             bar.advance()

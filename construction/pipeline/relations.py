@@ -93,11 +93,12 @@ def validate_relation(
     if label not in palette.labels() and label not in palette.new_relations:
         if not allow_new:
             raise RejectedReply("unknown_label", label)
-        if not (item.description or "").strip():
+        description = (item.description or "").strip()
+        if not description:
             raise RejectedReply("missing_field", f"description of new relation {label}")
         category = item.category if item.category in palette.categories else NEW_CATEGORY
         palette.new_relations[label] = PaletteRelation(
-            name=label, description=item.description.strip(), category=category
+            name=label, description=description, category=category
         )
     return src, label, dst, category, " ".join(item.reason.split())
 

@@ -34,8 +34,9 @@ echo "== eval: answers from another harness, imported as a run and judged"
 "$KG" eval import-answers demo/judge/answers.jsonl --run-id demo-imported
 "$KG" eval judge --run demo-imported --judge edge-evidence --run-id demo-imported-judged
 "$KG" eval report demo-imported-judged --out "$OUT/eval-imported"
-echo "== eval: report (per hop, overall, per domain, per theme; CSV/JSON/MD + PNG plots)"
-"$KG" eval report demo-cover-all demo-target-only demo-empty --out "$OUT/eval"
+echo "== eval: report (per hop, overall, per domain, per theme; CSV/JSON/MD + PNG plots + HTML)"
+"$KG" eval report demo-cover-all demo-target-only demo-empty --out "$OUT/eval" \
+  --html "$OUT/eval/report.html"
 echo "== eval: paired comparison cover-all vs target-only"
 "$KG" eval compare demo-cover-all demo-target-only
 echo "== eval: agreement of the two judges on the same answers"

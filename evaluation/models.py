@@ -96,6 +96,9 @@ class PathVerdict(BaseModel):
     partial: float  # share of the path's edges the answer reproduces (1.0 when present)
     reason: str = ""
     edges_present: list[bool] = Field(default_factory=list)
+    # per edge, the index of the answer sentence (split_sentences) the judge matched to it;
+    # empty when the judge does not report spans (the LLM judge)
+    edge_sentences: list[int] = Field(default_factory=list)
 
 
 class ClaimResult(BaseModel):

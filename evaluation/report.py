@@ -20,6 +20,9 @@ class Report(BaseModel):
 
     tables: dict[str, Table] = Field(default_factory=dict)
     files: list[Path] = Field(default_factory=list)
+    # what the tables were computed from (the HTML report shows the same numbers per question)
+    runs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    scores: dict[str, list[QuestionScore]] = Field(default_factory=dict)
 
     def markdown(self) -> str:
         return "\n".join(t.to_markdown() for t in self.tables.values())
@@ -70,6 +73,7 @@ def build_report(
         if not scores:
             raise EvalInputError(f"run {rid!r} has no judged answers yet")
         loaded.append((run, scores))
+        report.runs[run["uid"]], report.scores[run["uid"]] = run, scores
     summary_rows, hop_tables = [], {}
     # how far each judge can be trusted: its stored validation against gold labels, if any
     validations = latest_validations(store, [r.get("judge") for r, _ in loaded if r.get("judge")])
@@ -175,6 +179,13 @@ def compare_runs(store: Store, run_a: str, run_b: str, seed: int = 0) -> Table:
     """Paired bootstrap of B - A over the questions both runs judged."""
     _, sa = run_scores(store, run_a)
     _, sb = run_scores(store, run_b)
+    return compare_scores(run_a, sa, run_b, sb, seed=seed)
+
+
+def compare_scores(
+    run_a: str, sa: list[QuestionScore], run_b: str, sb: list[QuestionScore], seed: int = 0
+) -> Table:
+    """`compare_runs` on scores already read (the HTML report reuses the report's scores)."""
     a_by, b_by = {s.question: s for s in sa}, {s.question: s for s in sb}
     shared = sorted(set(a_by) & set(b_by))
     if not shared:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 
 import openai
 from pydantic import BaseModel, Field
@@ -24,8 +23,10 @@ from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
 from evaluation.spec import RunSpec
+from kg import __version__
 from kg.ids import answer_uid
 from kg.llm import BudgetExceeded, LLMCallError, LLMClient, StructuredOutputError
+from kg.runs import RunStatus, now
 from kg.store import Store
 
 Progress = Callable[[int, int], None]
@@ -35,7 +36,7 @@ _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError)
 
 class RunSummary(BaseModel):
     run_id: str
-    status: str
+    status: RunStatus
     questions: int
     done_before: int
     completed: int
@@ -46,13 +47,6 @@ class RunSummary(BaseModel):
     cached_calls: int = 0
     elapsed_s: float = 0.0
     setup_s: float = 0.0  # reading questions, building contexts, opening the run
-
-
-def package_version() -> str:
-    try:
-        return version("perspectivekg")
-    except PackageNotFoundError:  # pragma: no cover - source checkout without install
-        return "0+unknown"
 
 
 def make_judge(spec: RunSpec, client: LLMClient | None) -> Judge:
@@ -264,8 +258,8 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         "roles": {"responder": responder.name if responder else None, "judge": judge.name},
         "prompt_hashes": hashes,
         "identity": identity,
-        "version": package_version(),
-        "started_at": runs.now(),
+        "version": __version__,
+        "started_at": now(),
         "source_run": spec.source_run,
         "config": {
             **spec.model_dump(mode="json", exclude={"responder_llm", "judge_llm"}),
@@ -293,7 +287,9 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     asyncio.run(pipe.run(items, workers))
 
     failed = len(items) - pipe.completed
-    status = "stopped" if pipe.stopped else "incomplete" if failed else "completed"
+    status = (
+        RunStatus.interrupted if pipe.stopped else RunStatus.partial if failed else RunStatus.done
+    )
     errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
     runs.finish_run(store, run_id, status, errors, failed)
     return RunSummary(

@@ -10,24 +10,14 @@ from pydantic import BaseModel, Field
 
 from evaluation.models import GroundTruth, Setting, Strategy
 from kg.llm import LLMConfig
-
-# Config fields that change results (the rest — concurrency, timeouts, cache — do not).
-_RESULT_FIELDS = (
-    "model",
-    "base_url",
-    "temperature",
-    "max_tokens",
-    "reasoning_effort",
-    "reasoning",
-    "structured_output",
-)
+from kg.llm.config import RESULT_FIELDS
 
 
 def llm_identity(cfg: LLMConfig | None) -> dict[str, Any] | None:
     if cfg is None:
         return None
     d = cfg.public_dict()
-    return {k: d[k] for k in _RESULT_FIELDS}
+    return {k: d[k] for k in RESULT_FIELDS}
 
 
 class RunSpec(BaseModel):

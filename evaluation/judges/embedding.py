@@ -1,7 +1,8 @@
 """Offline judges from sentence embeddings — honest baselines, named as such in reports.
 
 - path judge: an edge counts as reproduced when some answer sentence has cosine >= threshold
-  with the edge's evidence (its reason); a path is present when all its edges are;
+  with the edge's evidence (its reason); a path is present when all its edges are; the best
+  sentence per edge is kept (`edge_sentences`, shown highlighted in the HTML report);
 - faithfulness check: each answer sentence is a claim, supported when its nearest ground-truth
   sentence has cosine >= threshold;
 - relevancy: cosine between the answer and the question (no regenerated questions).
@@ -78,10 +79,13 @@ class EmbeddingJudge:
         q_vec, a_vec = vecs[-2], vecs[-1]
         result = JudgeResult(verdicts=[])
         # edges: best sentence match per edge evidence
-        best_edge = (e_vec @ s_vec.T).max(axis=1) if n_s else np.zeros(n_e)
+        edge_sim = e_vec @ s_vec.T if n_s else np.zeros((n_e, 0))
+        best_edge = edge_sim.max(axis=1) if n_s else np.zeros(n_e)
+        best_sentence = edge_sim.argmax(axis=1) if n_s else np.zeros(n_e, dtype=int)
         i = 0
         for p in q.paths:
             sims = best_edge[i : i + p.hops]
+            spans = [int(k) for k in best_sentence[i : i + p.hops]] if n_s else []
             i += p.hops
             edges = [bool(s >= self.path_threshold) for s in sims]
             present = all(edges)
@@ -91,6 +95,7 @@ class EmbeddingJudge:
                     present=present,
                     partial=sum(edges) / p.hops,
                     edges_present=edges,
+                    edge_sentences=spans,
                     reason=f"best sentence cosine per edge: {', '.join(f'{s:.2f}' for s in sims)}",
                 )
             )

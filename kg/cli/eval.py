@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import typer
 
@@ -27,8 +27,8 @@ def _choice(enum: type[E], value: str, option: str) -> E:
         return enum(value)
     except ValueError:
         raise InputError(
-            f"{option} {value!r}: choose one of {', '.join(m.value for m in enum)}"
-        ) from None  # type: ignore[attr-defined]
+            f"{option} {value!r}: choose one of {', '.join(str(m.value) for m in enum)}"
+        ) from None
 
 
 def _execute(spec) -> None:
@@ -63,7 +63,7 @@ def _execute(spec) -> None:
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")
-    if summary.status != "completed":
+    if summary.status != "done":
         raise typer.Exit(2)
 
 
@@ -112,7 +112,7 @@ def run_cmd(
     from evaluation.spec import RunSpec
     from kg.llm import llm_config
 
-    common = {
+    common: dict[str, Any] = {
         "no_cache": no_cache,
         "max_cost": max_cost,
         "prices": prices,
@@ -271,16 +271,55 @@ def report_cmd(
     out: Path = typer.Option(None, help="write CSV/JSON/Markdown tables and PNG plots here"),
     formats: str = typer.Option("csv,json,md", help="comma-separated: csv, json, md"),
     plots: bool = typer.Option(True, help="PNG plots (with --out)"),
+    html: Path = typer.Option(
+        None,
+        "--html",
+        help="also write one self-contained HTML report with a per-question explorer to this file",
+    ),
 ) -> None:
     """Per-hop, overall, per-domain and per-theme tables with bootstrap 95% CIs."""
     from evaluation.report import build_report
 
     with open_store() as store:
         rep = build_report(store, runs, out, _formats(formats), plots)
+        if html is not None:
+            _write_html(store, runs, html)
     _print_tables(rep.tables.values())
     if out is not None:
         (out / "report.md").write_text(rep.markdown(), encoding="utf-8")
         console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
+    if html is not None:
+        console.print(f"wrote {html}", highlight=False)
+
+
+def _write_html(store: Any, runs: list[str], path: Path) -> Path:
+    from evaluation.reporting.html_report import eval_payload, write_html
+
+    try:
+        return write_html(path, eval_payload(store, runs), title=f"Evaluation: {', '.join(runs)}")
+    except OSError as exc:
+        fail(f"{path}: cannot write the HTML report: {exc}")
+
+
+@eval_app.command("view")
+def view_cmd(
+    runs: list[str] = typer.Argument(..., help="run ids (the first two side by side)"),
+) -> None:
+    """Write the HTML report of the runs to a temporary file and print its path."""
+    import os
+    import tempfile
+
+    from kg.errors import KGError
+
+    fd, name = tempfile.mkstemp(prefix="kg-eval-", suffix=".html")
+    os.close(fd)
+    with open_store() as store:
+        try:
+            path = _write_html(store, runs, Path(name))
+        except KGError:
+            Path(name).unlink(missing_ok=True)  # no empty file left behind; KGGroup reports
+            raise
+    typer.echo(str(path))
 
 
 @eval_app.command("compare")

@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from kg.cli import bench, build, db, judge, perspectra
+from kg.cli import bench, build, db, judge, perspectra, validate
 from kg.cli import eval as eval_cli
 from kg.cli.console import KGGroup
 
@@ -57,6 +57,7 @@ build.register(app)
 eval_cli.register(app)
 judge.register(app)
 perspectra.register(app)
+validate.register(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,8 +18,8 @@ from evaluation import runs
 from evaluation.judge_gold import GoldFileError, file_hash
 from evaluation.models import EvalQuestion
 from evaluation.questions import EvalInputError
-from evaluation.runner import package_version
 from evaluation.tokens import REGEX_TOKENIZER, count_tokens
+from kg import __version__
 from kg.ids import answer_uid
 from kg.store import Store
 
@@ -53,8 +53,8 @@ def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAns
     except (OSError, UnicodeDecodeError) as exc:
         raise AnswerFileError([f"{path}: cannot read: {exc}"]) from exc
     by_id: dict[int, list[EvalQuestion]] = {}
-    for q in questions:
-        by_id.setdefault(q.id, []).append(q)
+    for question in questions:
+        by_id.setdefault(question.id, []).append(question)
     problems: list[str] = []
     out: list[ImportedAnswer] = []
     seen: dict[str, int] = {}
@@ -109,7 +109,7 @@ def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAns
                     model=model,
                     line=n,
                     prompt_tokens=counts["prompt_tokens"] or 0,
-                    tokens=given if given is not None else count_tokens(text),
+                    tokens=given if given is not None else count_tokens(str(text)),
                     tokens_source="usage" if given is not None else REGEX_TOKENIZER,
                 )
             )
@@ -176,7 +176,7 @@ def import_answers(
         "roles": {"responder": who, "judge": None},
         "prompt_hashes": {},
         "identity": {"imported": str(path), "sha256": digest},
-        "version": package_version(),
+        "version": __version__,
         "started_at": runs.now(),
         "source_run": None,
         "responder_kind": IMPORTED,

@@ -52,8 +52,8 @@ def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
     except (OSError, UnicodeDecodeError) as exc:
         raise GoldFileError([f"{path}: cannot read: {exc}"]) from exc
     by_id: dict[int, list[EvalQuestion]] = {}
-    for q in questions:
-        by_id.setdefault(q.id, []).append(q)
+    for question in questions:
+        by_id.setdefault(question.id, []).append(question)
     problems: list[str] = []
     out: list[GoldAnswer] = []
     seen: dict[str, int] = {}

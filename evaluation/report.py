@@ -76,10 +76,12 @@ def build_report(
         report.runs[run["uid"]], report.scores[run["uid"]] = run, scores
     summary_rows, hop_tables = [], {}
     # how far each judge can be trusted: its stored validation against gold labels, if any
-    validations = latest_validations(store, [r.get("judge") for r, _ in loaded if r.get("judge")])
+    validations = latest_validations(
+        store, [str(r["judge"]) for r, _ in loaded if r.get("judge")]
+    )
     for run, scores in loaded:
         rid, label = run["uid"], run_label(run)
-        validation = validations.get(run.get("judge"))
+        validation = validations.get(str(run.get("judge") or ""))
         extra = (
             [trust_line(run.get("judge"), validation)]
             + _baseline_note(run)
@@ -87,7 +89,8 @@ def build_report(
                 f"Tokens counted by: {', '.join(sorted({s.tokens_source or '?' for s in scores}))};"
                 f" relevancy: {', '.join(sorted({s.relevancy_method or 'n/a' for s in scores}))}.",
                 f"Judge verdicts rejected (unknown path): {sum(s.rejected for s in scores)}; "
-                f"duplicates: {sum(s.duplicates for s in scores)}; run status: {run.get('status')}.",
+                f"duplicates: {sum(s.duplicates for s in scores)}; "
+                f"run status: {run.get('status')}.",
             ]
         )
         t = by_hop(scores, f"{label} — by hop")

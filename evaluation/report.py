@@ -76,9 +76,7 @@ def build_report(
         report.runs[run["uid"]], report.scores[run["uid"]] = run, scores
     summary_rows, hop_tables = [], {}
     # how far each judge can be trusted: its stored validation against gold labels, if any
-    validations = latest_validations(
-        store, [str(r["judge"]) for r, _ in loaded if r.get("judge")]
-    )
+    validations = latest_validations(store, [str(r["judge"]) for r, _ in loaded if r.get("judge")])
     for run, scores in loaded:
         rid, label = run["uid"], run_label(run)
         validation = validations.get(str(run.get("judge") or ""))

@@ -27,6 +27,8 @@ demo: setup
 test: setup
 	bash scripts/phase.sh neo4j $(KG) db up
 	bash scripts/phase.sh ruff $(PY) -m ruff check .
+	bash scripts/phase.sh format $(PY) -m ruff format --check .
+	bash scripts/phase.sh mypy $(PY) -m mypy
 	bash scripts/phase.sh pytest $(PY) -m pytest -q -p no:cacheprovider --timeout=1800 tests
 
 lint: setup

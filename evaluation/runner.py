@@ -11,22 +11,22 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 
 import openai
 from pydantic import BaseModel, Field
 
 from evaluation import run_history, runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
-from evaluation.judges import EmbeddingJudge, Judge, LLMJudge
+from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
 from evaluation.models import AnswerResult, EvalQuestion, Fact, QuestionResult
 from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
 from evaluation.spec import RunSpec
-from kg import leases
+from kg import __version__, leases
 from kg.ids import answer_uid
 from kg.llm import BudgetExceeded, LLMCallError, LLMClient, StructuredOutputError, ledger_file
+from kg.runs import RunStatus, now
 from kg.store import Store, StoreError
 
 Progress = Callable[[int, int], None]
@@ -36,7 +36,7 @@ _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError)
 
 class RunSummary(BaseModel):
     run_id: str
-    status: str
+    status: RunStatus
     questions: int
     done_before: int
     completed: int
@@ -49,16 +49,11 @@ class RunSummary(BaseModel):
     setup_s: float = 0.0  # reading questions, building contexts, opening the run
 
 
-def package_version() -> str:
-    try:
-        return version("perspectivekg")
-    except PackageNotFoundError:  # pragma: no cover - source checkout without install
-        return "0+unknown"
-
-
 def make_judge(spec: RunSpec, client: LLMClient | None) -> Judge:
     if spec.judge == "embedding":
         return EmbeddingJudge(spec.path_threshold, spec.claim_threshold)
+    if spec.judge == "edge-evidence":
+        return EdgeEvidenceJudge(claim_threshold=spec.claim_threshold)
     if client is None:
         raise EvalInputError("an LLM judge needs --judge-model")
     return LLMJudge(client, relevancy_n=spec.relevancy_n, seed=spec.seed)
@@ -278,8 +273,8 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         "roles": {"responder": responder.name if responder else None, "judge": judge.name},
         "prompt_hashes": hashes,
         "identity": identity,
-        "version": package_version(),
-        "started_at": runs.now(),
+        "version": __version__,
+        "started_at": now(),
         "source_run": spec.source_run,
         "config": {
             **spec.model_dump(mode="json", exclude={"responder_llm", "judge_llm"}),
@@ -351,7 +346,9 @@ def _execute_leased(
         raise _database_lost(spec, run_id, pipe, clients)
 
     failed = len(items) - pipe.completed
-    status = "stopped" if pipe.stopped else "incomplete" if failed else "completed"
+    status = (
+        RunStatus.interrupted if pipe.stopped else RunStatus.partial if failed else RunStatus.done
+    )
     errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
     runs.finish_run(store, run_id, status, errors, failed)
     run_history.record_session(

@@ -21,6 +21,7 @@ from kg import domains, leases
 from kg.errors import InputError
 from kg.ids import build_run_uid
 from kg.palette import Palette, load_palette, stored_palette
+from kg.runs import RunStatus, now
 from kg.store import Store
 
 # What `--from-stage X` removes before rerunning X and everything after it.
@@ -209,6 +210,7 @@ def _build_leased(
     store.query(
         "pipeline/run_start",
         uid=run_uid,
+        now=now(),
         domain=config.domain,
         models=[ctx.model_name],
         config=config.model_dump_json(),
@@ -216,8 +218,10 @@ def _build_leased(
         version=_version(),
         stages=stages,
     )
-    status, error = "failed", None
-    n_failed, reasons, stopped_after = 0, {}, None
+    status, error = RunStatus.failed, None
+    n_failed: int = 0
+    reasons: dict[str, int] = {}
+    stopped_after: str | None = None
     try:
         if palette is not None:
             store.query(
@@ -249,7 +253,9 @@ def _build_leased(
             if n and not allow_partial:
                 stopped_after = name
                 break
-        status = "incomplete" if stopped_after else "done"
+        # Stored as `partial` (closed with items left, resumable: the one run vocabulary); the
+        # build result and the CLI call it incomplete: later stages did not run.
+        status = RunStatus.partial if stopped_after else RunStatus.done
         if stopped_after:
             error = (
                 f"stage {stopped_after}: {n_failed} item(s) failed ("
@@ -258,7 +264,7 @@ def _build_leased(
             )
     except BaseException as exc:
         error = f"{type(exc).__name__}: {exc}"[:500]
-        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        status = RunStatus.interrupted if isinstance(exc, KeyboardInterrupt) else RunStatus.failed
         raise
     finally:
         summary = domain_summary(store, config.domain)
@@ -267,7 +273,8 @@ def _build_leased(
         store.query(
             "pipeline/run_finish",
             uid=run_uid,
-            status=status,
+            now=now(),
+            status=status.value,
             tokens_in=tin,
             tokens_out=tout,
             error=error,
@@ -283,7 +290,7 @@ def _build_leased(
     return BuildResult(
         run=run_uid,
         domain=config.domain,
-        status=status,
+        status="incomplete" if stopped_after else status.value,
         summary={**summary, "tokens_in": tin, "tokens_out": tout},
         stages=_stage_dicts(ctx),
         seconds=time.perf_counter() - started,

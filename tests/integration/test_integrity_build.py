@@ -103,7 +103,7 @@ def test_failed_calls_stop_the_build_and_the_rerun_equals_a_clean_build(
         "MATCH (r:Run {kind: 'build', domain: 'zq_resumed'}) RETURN r.status AS s,"
         " r.failed_items AS n, r.allow_partial AS p"
     )
-    assert run == [{"s": "incomplete", "n": 1, "p": False}]
+    assert run == [{"s": "partial", "n": 1, "p": False}]  # stored in the one vocabulary
     assert (
         store.run_text("MATCH (c:Concept {domain: 'zq_resumed'}) RETURN count(c) AS n")[0]["n"] == 0
     )  # no later stage ran on the partial facts

@@ -57,7 +57,7 @@ def test_empty_replies_fail_items_are_never_scored_and_history_is_kept(bench, ll
     llm_server.add_rule(match=ANSWER_MARKER, reply="   ")  # every answer is whitespace
     add_eval_model(llm_server)
     first = execute(bench, _spec(llm_server, "empty-replies"))
-    assert (first.status, first.completed, first.failed) == ("incomplete", 0, 3)
+    assert (first.status, first.completed, first.failed) == ("partial", 0, 3)
     assert all("not an answer: empty reply" in e for e in first.errors[:3])
     assert len(llm_server.requests_matching(ANSWER_MARKER)) == 3 * 3  # retried twice each
     assert _answers(bench, "empty-replies") == 0  # nothing stored, nothing scored

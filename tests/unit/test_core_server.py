@@ -5,6 +5,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -139,10 +140,11 @@ def test_half_written_archive_is_discarded(settings):
 # --- the start deadline: provisioning is unbounded, the Bolt wait starts at the launch ---
 
 FAKE_SERVER = """
-import socket, subprocess, sys, time
+import os, socket, subprocess, sys, time
 port, listen, child_file = int(sys.argv[1]), sys.argv[2] == "listen", sys.argv[3]
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-open(child_file, "w").write(str(child.pid))
+open(child_file + ".part", "w").write(str(child.pid))
+os.replace(child_file + ".part", child_file)  # atomic: readers never see it empty
 print("fake server booting", flush=True)
 if listen:
     s = socket.socket()
@@ -211,15 +213,39 @@ def test_slow_provisioning_does_not_eat_the_bolt_deadline(monkeypatch, settings,
 
 
 def test_server_that_never_opens_bolt_fails_and_leaves_nothing(monkeypatch, settings, tmp_path):
-    settings = settings.model_copy(update={"start_timeout_s": 1.0})
+    settings = settings.model_copy(update={"start_timeout_s": 4.0, "start_timeout_max_s": 6.0})
     home, child_file = _fake_launch(monkeypatch, settings, tmp_path, listen=False, provision_s=0.0)
-    with pytest.raises(ServerError, match="did not answer on Bolt") as err:
+    with pytest.raises(ServerError, match="no answer on Bolt") as err:
         process.start(settings)
     assert "fake server booting" in err.value.log_tail
     assert "nothing is left running" in err.value.fix
     assert not home.pid_file.exists()
     assert process.status(settings).state is process.State.STOPPED
     assert _wait_gone(int(child_file.read_text())), "the server's own children survived"
+
+
+def test_a_start_still_making_progress_is_not_given_up(monkeypatch, settings, tmp_path):
+    """Log lines keep coming (a first start creating its databases): past the no-progress
+    timeout it still waits, up to the maximum."""
+    settings = settings.model_copy(update={"start_timeout_s": 0.6, "start_timeout_max_s": 2.0})
+    home, _ = _fake_launch(monkeypatch, settings, tmp_path, listen=False, provision_s=0.0)
+    stop = threading.Event()
+
+    def chatty_log():
+        while not stop.wait(0.2):
+            with open(home.console_log, "a") as log:
+                log.write("still creating databases\n")
+
+    writer = threading.Thread(target=chatty_log, daemon=True)
+    writer.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(ServerError, match="did not answer within 2 s"):
+            process.start(settings)
+    finally:
+        stop.set()
+        writer.join()
+    assert time.monotonic() - t0 >= 2.0
 
 
 def test_interrupted_start_stops_what_it_launched(monkeypatch, settings, tmp_path):

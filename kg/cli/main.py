@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from kg.cli import bench, build, db, perspectra
+from kg.cli import bench, build, db, llm, perspectra
 from kg.cli import eval as eval_cli
 
 app = typer.Typer(
@@ -47,6 +47,7 @@ def version() -> None:
 
 
 db.register(app)
+llm.register(app)
 bench.register(app)
 build.register(app)
 eval_cli.register(app)

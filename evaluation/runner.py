@@ -25,7 +25,13 @@ from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
 from evaluation.spec import RunSpec
-from kg.llm import BudgetExceeded, LLMCallError, LLMClient, StructuredOutputError
+from kg.llm import (
+    BudgetExceeded,
+    LLMCallError,
+    LLMClient,
+    ServerUnreachable,
+    StructuredOutputError,
+)
 from kg.store import Store
 
 Progress = Callable[[int, int], None]
@@ -44,6 +50,7 @@ class RunSummary(BaseModel):
     errors: list[str] = Field(default_factory=list)
     calls: int = 0
     cached_calls: int = 0
+    truncated: int = 0  # replies cut by max_tokens (finish_reason "length")
     elapsed_s: float = 0.0
     setup_s: float = 0.0  # reading questions, building contexts, opening the run
 
@@ -138,6 +145,10 @@ class _Pipeline:
                     await self.process(q, ctx, gt, stored)
                 except BudgetExceeded as exc:
                     self.stopped = str(exc)
+                except ServerUnreachable as exc:  # every other question would fail too
+                    self.stopped = (f"stopped: the model server stopped answering ({exc})"
+                                    f"; answers so far are stored: start the server again "
+                                    f"and rerun with --run-id {self.run_id} to resume")[:1500]
                 except (StructuredOutputError, LLMCallError) as exc:
                     self.errors.append(f"{q.ref}: {type(exc).__name__}: {exc}"[:1000])
                     if isinstance(exc.__cause__, _FATAL):  # every other call would fail too
@@ -249,4 +260,5 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         completed=pipe.completed, failed=failed, skipped_invalid=len(problems),
         errors=errors + problems, calls=sum(c.ledger.calls for c in clients),
         cached_calls=sum(c.ledger.cached for c in clients),
+        truncated=sum(c.ledger.truncated for c in clients),
         elapsed_s=time.perf_counter() - started, setup_s=setup_s)

@@ -8,6 +8,7 @@
     server.add_rule(match="x", status=500, times=2)          # then falls through to later rules
     server.add_rule(match="x", delay=5)                      # slower than the client timeout
     server.add_rule(match="x", reply="{not json")            # malformed JSON content
+    server.add_rule(match="x", reply='{"a": "cut', finish_reason="length")  # cut by max_tokens
     server.requests                                          # every request, in arrival order
     server.config(**overrides)                               # an LLMConfig pointing here
 
@@ -45,6 +46,7 @@ class Rule:
     times: int | None = None
     usage: bool = True
     raw: str | bytes | None = None
+    finish_reason: str = "stop"
     hits: int = 0
 
     def matches(self, body: dict[str, Any]) -> bool:
@@ -83,8 +85,11 @@ def _words(text: str) -> int:
 
 
 class LLMTestServer:
-    def __init__(self, latency: float = 0.0, supports_json_schema: bool = True) -> None:
+    def __init__(self, latency: float = 0.0, supports_json_schema: bool = True,
+                 port: int = 0) -> None:
+        """`port=0` picks a free port; a fixed one lets a test restart "the same" server."""
         self.latency = latency
+        self._want_port = port
         self.supports_json_schema = supports_json_schema
         self.rules: list[Rule] = []
         self.requests: list[RecordedRequest] = []
@@ -102,7 +107,8 @@ class LLMTestServer:
         def serve() -> None:
             asyncio.set_event_loop(self._loop)
             self._server = self._loop.run_until_complete(
-                asyncio.start_server(self._connection, "127.0.0.1", 0, backlog=512))
+                asyncio.start_server(self._connection, "127.0.0.1", self._want_port,
+                                     backlog=512, reuse_address=True))
             ready.set()
             self._loop.run_forever()
 
@@ -147,9 +153,10 @@ class LLMTestServer:
     def add_rule(self, match: Match = None, reply: ReplySpec = None, *, status: int = 200,
                  headers: dict[str, str] | None = None, delay: float = 0.0,
                  times: int | None = None, usage: bool = True,
-                 raw: str | bytes | None = None) -> Rule:
+                 raw: str | bytes | None = None, finish_reason: str = "stop") -> Rule:
         rule = Rule(match=match, reply=reply, status=status, headers=dict(headers or {}),
-                    delay=delay, times=times, usage=usage, raw=raw)
+                    delay=delay, times=times, usage=usage, raw=raw,
+                    finish_reason=finish_reason)
         with self._lock:
             self.rules.append(rule)
         return rule
@@ -248,7 +255,7 @@ class LLMTestServer:
         payload: dict[str, Any] = {
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
             "created": int(time.time()), "model": body.get("model", "test-model"),
-            "choices": [{"index": 0, "finish_reason": "stop",
+            "choices": [{"index": 0, "finish_reason": rule.finish_reason,
                          "message": {"role": "assistant", "content": content}}],
         }
         if rule.usage:

@@ -82,6 +82,10 @@ def _execute(spec) -> None:
                   f"failed, {summary.skipped_invalid} skipped as invalid; "
                   f"{summary.calls} model call(s), {summary.cached_calls} from cache; "
                   f"{summary.elapsed_s:.1f} s")
+    if summary.truncated:
+        console.print(f"  [yellow]![/] {summary.truncated} model repl(ies) cut at max_tokens "
+                      "(finish_reason length): raise --max-tokens for complete answers",
+                      highlight=False)
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")

@@ -21,6 +21,7 @@ class CallRecord(BaseModel):
     cached: bool = False
     attempts: int = 0  # HTTP requests made (retries and the repair request included)
     repaired: bool = False
+    truncated: bool = False  # a reply ended by max_tokens (finish_reason "length")
     latency_s: float = 0.0
     cost: float = 0.0
 
@@ -67,6 +68,11 @@ class Ledger(BaseModel):
         return sum(r.completion_tokens for r in self.records if not r.cached)
 
     @property
+    def truncated(self) -> int:
+        """Calls whose reply was cut by max_tokens (served and cached ones alike)."""
+        return sum(1 for r in self.records if r.truncated)
+
+    @property
     def cost(self) -> float:
         return sum(r.cost for r in self.records)
 
@@ -74,5 +80,6 @@ class Ledger(BaseModel):
         return {
             "requests": len(self.records), "calls": self.calls, "cached": self.cached,
             "http_requests": self.http_requests, "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens, "cost": round(self.cost, 6),
+            "completion_tokens": self.completion_tokens, "truncated": self.truncated,
+            "cost": round(self.cost, 6),
         }

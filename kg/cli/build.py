@@ -164,9 +164,14 @@ def register(app: typer.Typer) -> None:
         llm = None
         if model:
             from construction.build.llm_route import make_build_llm
+            from kg.cli.llm import server_failure
+            from kg.server.errors import ServerError
 
-            llm = make_build_llm(model, base_url, api_key_env=api_key_env,
-                                 cache=not no_cache, concurrency=concurrency)
+            try:
+                llm = make_build_llm(model, base_url, api_key_env=api_key_env,
+                                     cache=not no_cache, concurrency=concurrency)
+            except ServerError as exc:  # --model local/... whose server cannot start
+                server_failure(exc)
         with Store() as store, Progress(
             TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(),
             TaskProgressColumn(), _RateColumn(), TimeElapsedColumn(), console=console,

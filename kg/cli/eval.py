@@ -64,6 +64,8 @@ def _execute(spec) -> None:
 
     from evaluation.questions import EvalInputError
     from evaluation.runner import execute
+    from kg.cli.llm import server_failure
+    from kg.server.errors import ServerError
 
     with _store() as store, Progress("[progress.description]{task.description}", BarColumn(),
                                      MofNCompleteColumn(), TimeElapsedColumn(),
@@ -77,6 +79,8 @@ def _execute(spec) -> None:
             summary = execute(store, spec, progress)
         except (EvalInputError, ValueError) as exc:
             fail(str(exc))
+        except ServerError as exc:  # e.g. --model local/... whose server cannot start
+            server_failure(exc)
     console.print(f"run [bold]{summary.run_id}[/]: {summary.status} — {summary.completed} "
                   f"question(s) judged now, {summary.done_before} before, {summary.failed} "
                   f"failed, {summary.skipped_invalid} skipped as invalid; "

@@ -18,7 +18,8 @@ llm_app = typer.Typer(
 MODEL_HELP = "a registered local model (`kg llm models`) or the path of a .gguf file"
 
 
-def _failure(exc: Exception) -> None:
+def server_failure(exc: Exception) -> None:
+    """Print a ServerError (local model or Neo4j) with its fix and log tail, then exit 1."""
     from kg.server.errors import ServerError
 
     if isinstance(exc, ServerError):
@@ -54,7 +55,7 @@ def up(
     try:
         st, secs = server.start(settings, model)
     except ServerError as exc:
-        _failure(exc)
+        server_failure(exc)
         return
     verb = "already running" if before is server.State.RUNNING else f"started in {secs:.1f} s"
     info = st.info
@@ -144,7 +145,7 @@ def pull(
             return
         path, secs = provision(ref.registered, settings)
     except ServerError as exc:
-        _failure(exc)
+        server_failure(exc)
         return
     console.print(
         f"{ref.name}: {path}" + (f" (fetched in {secs:.1f} s)" if secs else " (already here)")

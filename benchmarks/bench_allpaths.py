@@ -17,9 +17,10 @@ import statistics
 import time
 
 import networkx as nx
+from bench_cypher import run_auto_commit, write_rows
 
-from construction.perspectivebench import ids
-from construction.perspectivebench.paths import format_signature
+from kg import ids
+from kg.paths import format_signature
 from kg.store import Store
 
 DOMAIN = "synthetic_allpaths_bench"
@@ -37,9 +38,7 @@ def synthetic_edges(n: int, m: int, seed: int) -> list[tuple[str, str, str]]:
 
 
 def delete_domain(store: Store) -> None:
-    # CALL ... IN TRANSACTIONS needs an auto-commit transaction
-    with store.session() as s:
-        s.run(_query("bench/delete_domain"), domain=DOMAIN).consume()
+    run_auto_commit(store, "delete_concepts_of_domain", domain=DOMAIN)
 
 
 def cypher_route(store: Store) -> set[str]:
@@ -90,10 +89,10 @@ def main() -> None:
     with Store() as store:
         store.ensure_schema()
         delete_domain(store)
-        store.write_batches("bench/synthetic_concepts", [
+        write_rows(store, "synthetic_concepts", [
             {"uid": ids.concept_uid(DOMAIN, f"c{i}"), "domain": DOMAIN, "key": f"c{i}"}
             for i in range(args.concepts)])
-        store.write_batches("bench/synthetic_edges", [
+        write_rows(store, "synthetic_edges", [
             {"uid": ids.relates_uid(DOMAIN, a, label, b), "label": label, "domain": DOMAIN,
              "from": ids.concept_uid(DOMAIN, a), "to": ids.concept_uid(DOMAIN, b)}
             for a, label, b in edges])

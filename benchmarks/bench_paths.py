@@ -16,9 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from construction.graph_queries.concepts import find_concept
-from construction.graph_queries.paths import paths_between
 from construction.perspectivebench.importer import import_perspectivebench
+from kg.queries.concepts import find_concept
+from kg.queries.paths import paths_between
 from kg.store import Store
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -28,23 +28,21 @@ BUDGET_S, BUDGET_GB = 120.0, 3.0
 
 
 def child(domain: str) -> None:
-    from construction.build.config import BuildConfig
-    from construction.build.runner import build_domain
+    from bench_cypher import run_auto_commit
+
+    from construction.pipeline.config import BuildConfig
+    from construction.pipeline.runner import build_domain
     from kg.store import Store
 
     name = f"bench_{domain}"
     with Store() as store:
-        with store.session() as s:  # CALL ... IN TRANSACTIONS needs an auto-commit query
-            from kg import cypher_files
-
-            s.run(cypher_files.load("build/delete_domain"), domain=name).consume()
+        run_auto_commit(store, "delete_build_of_domain", domain=name)
         start = time.perf_counter()
         result = build_domain(store, BuildConfig(domain=name),
                               chunk_paths=[DATA / f"{domain}_chunks.json"],
                               palette_path=DATA / PALETTES[domain])
         total = time.perf_counter() - start
-        with store.session() as s:
-            s.run(cypher_files.load("build/delete_domain"), domain=name).consume()
+        run_auto_commit(store, "delete_build_of_domain", domain=name)
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
     print(json.dumps({"domain": domain, "seconds": total, "peak_gb": peak_gb,
                       "summary": result.summary, "stages": result.stages}))

@@ -86,6 +86,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the synthetic data and runs")
     args = ap.parse_args()
 
+    import bench_cypher
+
     from construction.perspectivebench.importer import import_perspectivebench
     from evaluation.models import Setting
     from evaluation.report import build_report
@@ -168,7 +170,7 @@ def main() -> None:
         server.stdin.close()
         server.wait(timeout=30)
         if not args.keep:
-            store.query("eval/bench_cleanup", runs=runs, domain=DOMAIN)
+            bench_cypher.run_auto_commit(store, "eval_cleanup", runs=runs, domain=DOMAIN)
         store.close()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"4. peak memory (max RSS of this process): {peak_mb:.0f} MB "

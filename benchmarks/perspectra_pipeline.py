@@ -27,14 +27,15 @@ from construction.perspectra.graph_writer import (  # noqa: E402
     write_import,
 )
 from construction.perspectra.release_import import release_rows  # noqa: E402
+from construction.perspectra.tasks.builders import build_items  # noqa: E402
+from construction.perspectra.tasks.store import write_items  # noqa: E402
 from evaluation.perspectra.baselines import t1_baseline, t2_baseline, t3_baseline  # noqa: E402
-from evaluation.perspectra.builders import build_items  # noqa: E402
-from evaluation.perspectra.corpus import load_corpus  # noqa: E402
-from evaluation.perspectra.item_store import load_items, write_items  # noqa: E402
 from evaluation.perspectra.scoring import parse_for, score  # noqa: E402
-from evaluation.perspectra.task_items import TASKS, BuildSpec  # noqa: E402
 from kg.embeddings import Embedder  # noqa: E402
+from kg.queries.perspectra_corpus import load_corpus  # noqa: E402
+from kg.queries.task_items import load_items  # noqa: E402
 from kg.store import Store  # noqa: E402
+from kg.task_items import TASKS, TaskSetSpec  # noqa: E402
 
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "shared/data/perspectra/Perspectra.json"
 
@@ -71,9 +72,9 @@ def main() -> None:
         corpus = load_corpus(store)
         builds = {}
         for task in TASKS:
-            items = build_items(corpus, BuildSpec(task=task, n=args.n))
+            items = build_items(corpus, TaskSetSpec(task=task, n=args.n))
             write_items(store, items)
-            builds[task] = items[0].build
+            builds[task] = items[0].task_set
         line(f"build 3 x {args.n} task items (read + build + write)", time.perf_counter() - t0, 5)
         items = {t: load_items(store, b) for t, b in builds.items()}
 
@@ -81,7 +82,8 @@ def main() -> None:
             emb = Embedder(cache_path=Path(tmp) / "bench.sqlite")
             for label, target in (("cold embedding cache", 60.0), ("warm embedding cache", None)):
                 t0, c0 = time.perf_counter(), time.process_time()
-                results = {"t1": t1_baseline(items["t1"], corpus, emb.encode),
+                results = {"t1": t1_baseline(items["t1"], corpus, emb.encode,
+                                                make_items=build_items),
                            "t2": t2_baseline(items["t2"], emb.encode),
                            "t3": t3_baseline(items["t3"], corpus, emb.encode)}
                 line(f"3 baselines over {3 * args.n} items, {label}", time.perf_counter() - t0,

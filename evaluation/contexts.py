@@ -13,6 +13,7 @@ import random
 from collections import defaultdict
 
 from evaluation.models import EvalQuestion, Fact, GroundTruth, Setting
+from kg.errors import InputError
 from kg.store import Store
 
 
@@ -20,9 +21,9 @@ class ContextOptions:
     def __init__(self, setting: Setting, *, noise: int = 5, top_k: int | None = None,
                  seed: int = 0) -> None:
         if noise < 0:
-            raise ValueError("--noise must be >= 0")
+            raise InputError("--noise must be >= 0")
         if top_k is not None and top_k < 1:
-            raise ValueError("--top-k must be >= 1")
+            raise InputError("--top-k must be >= 1")
         self.setting, self.noise, self.top_k, self.seed = setting, noise, top_k, seed
 
     def as_dict(self) -> dict[str, object]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from evaluation.models import EvalPath, EvalQuestion, Fact
+from kg.errors import InputError
 from kg.store import Store
 
 
-class EvalInputError(ValueError):
+class EvalInputError(InputError):
     """Bad evaluation input (unknown run, unscorable question...): nothing has been written."""
 
 

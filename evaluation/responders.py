@@ -14,6 +14,7 @@ from typing import Protocol
 from evaluation.models import AnswerResult, EvalPath, EvalQuestion, Fact, Strategy
 from evaluation.prompting import answer_messages, responder_prompt_names
 from evaluation.tokens import REGEX_TOKENIZER, count_tokens
+from kg.errors import InputError
 from kg.llm import LLMClient
 
 OFFLINE_RESPONDERS = ("cover-all", "target-only", "empty")
@@ -40,7 +41,7 @@ class OfflineResponder:
 
     def __init__(self, kind: str) -> None:
         if kind not in OFFLINE_RESPONDERS:
-            raise ValueError(f"unknown offline responder {kind!r}: one of {OFFLINE_RESPONDERS}")
+            raise InputError(f"unknown offline responder {kind!r}: one of {OFFLINE_RESPONDERS}")
         self.kind = kind
         self.name = f"baseline:{kind}"
 
@@ -86,5 +87,5 @@ def make_responder(name: str, client: LLMClient | None, strategy: Strategy) -> R
     if name in OFFLINE_RESPONDERS:
         return OfflineResponder(name)
     if client is None:
-        raise ValueError("an LLM responder needs --model")
+        raise InputError("an LLM responder needs --model")
     return LLMResponder(client, strategy)

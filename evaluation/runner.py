@@ -18,13 +18,13 @@ from pydantic import BaseModel, Field
 
 from evaluation import runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
-from evaluation.ids import answer_uid
 from evaluation.judges import EmbeddingJudge, Judge, LLMJudge
 from evaluation.models import AnswerResult, EvalQuestion, Fact, QuestionResult
 from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
 from evaluation.spec import RunSpec
+from kg.ids import answer_uid
 from kg.llm import (
     BudgetExceeded,
     LLMCallError,

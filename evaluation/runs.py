@@ -6,9 +6,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from evaluation.ids import answer_uid, claim_uid, verdict_uid
 from evaluation.models import QuestionResult
 from evaluation.questions import EvalInputError
+from kg.ids import answer_uid, claim_uid, verdict_uid
 from kg.store import Store
 
 _JSON_FIELDS = ("roles", "prompt_hashes", "config", "identity", "errors")

@@ -6,11 +6,13 @@ import re
 from functools import cache
 from importlib import resources
 
+from kg.errors import StoreError
+
 _NAME = re.compile(r"^[a-z0-9_]+(/[a-z0-9_]+)*$")
 
 
-class CypherNotFound(KeyError):
-    pass
+class CypherNotFound(StoreError, KeyError):
+    """No shipped Cypher file has this name (a bug in the caller, not in user input)."""
 
 
 def _root():

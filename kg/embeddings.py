@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kg.errors import InputError
 from kg.settings import get_settings
 
 if TYPE_CHECKING:  # sentence-transformers pulls torch: import it only when a model is needed
@@ -78,7 +79,7 @@ def resolve_backend(requested: str | None = None) -> str:
     """`torch` or `bf16` from an explicit choice, else `KG_EMBEDDING_BACKEND`, else `auto`."""
     choice = (requested or os.environ.get(BACKEND_ENV) or "auto").strip().lower()
     if choice not in BACKENDS:
-        raise ValueError(f"{BACKEND_ENV}={choice!r}: expected one of {', '.join(BACKENDS)}")
+        raise InputError(f"{BACKEND_ENV}={choice!r}: expected one of {', '.join(BACKENDS)}")
     if choice == "auto":
         return "bf16" if cpu_has_native_bf16() else "torch"
     return choice
@@ -95,7 +96,7 @@ def resolve_threads(requested: int | None = None) -> int | None:
     raw = requested if requested is not None else os.environ.get(THREADS_ENV, "").strip()
     n = 0 if raw == "" else int(raw)
     if n < 0:
-        raise ValueError(f"{THREADS_ENV}={n}: expected a thread count >= 0")
+        raise InputError(f"{THREADS_ENV}={n}: expected a thread count >= 0")
     return n or None
 
 
@@ -163,7 +164,7 @@ class Embedder:
         from sentence_transformers import SentenceTransformer
 
         if self.backend == "bf16" and not torch.ops.mkldnn._is_mkldnn_bf16_supported():
-            raise RuntimeError(
+            raise InputError(
                 f"embedding backend bf16 is not supported by this torch build/CPU; "
                 f"set {BACKEND_ENV}=torch")
         return SentenceTransformer(model_location(self.model_name), device="cpu")

@@ -1,33 +1,36 @@
 """The Neo4j store: one driver, named Cypher files, batched writes in single transactions.
 
 Every query comes from `cypher/` by name and takes parameters; nothing from files or models is
-ever spliced into query text.
+ever spliced into query text. The driver is a plain import: commands that must start fast import
+this module inside the command, not at CLI import time.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import neo4j
+
 from kg import cypher_files
-from kg.neo4j_driver import import_driver
+from kg.errors import InputError, StoreError
 from kg.settings import Settings, get_settings
 
-neo4j = import_driver()
+# The one place server notifications are muted: "property does not exist yet" and similar
+# planner notices flood the logs on a young graph and are not user errors (query errors still
+# raise). The driver also asks the server not to send them (`notifications_min_severity`).
+logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
 
 # Labels, relationship types and property keys that are not parameters must match this.
 IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
-class StoreError(RuntimeError):
-    pass
-
-
 def check_identifier(value: str, what: str = "identifier") -> str:
     if not isinstance(value, str) or not IDENTIFIER.match(value):
-        raise ValueError(f"invalid {what} {value!r}: letters, digits and underscores only")
+        raise InputError(f"invalid {what} {value!r}: letters, digits and underscores only")
     return value
 
 

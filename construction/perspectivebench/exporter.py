@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from construction.perspectivebench.models import dump_line
-from construction.perspectivebench.paths import format_signature, reason_keys
 from construction.perspectivebench.plan import render_pool_entry
+from kg.errors import InputError
+from kg.paths import format_signature, reason_keys
 from kg.store import Store
 
 
-class ExportError(ValueError):
+class ExportError(InputError):
     """A question in the graph lacks something the format needs (e.g. an int `id`)."""
 
 
@@ -60,7 +61,7 @@ def _pool(row: dict[str, Any], paths: dict[str, dict[str, Any]],
 
 def question_lines(store: Store, domain: str | None = None) -> list[dict[str, Any]]:
     """The questions as PerspectiveBench objects (dicts in the published field order)."""
-    from construction.perspectivebench import ids
+    from kg import ids
 
     rows = store.read("bench/export_questions", domain=domain)
     path_uids = sorted({p["path"] for r in rows for p in r["paths"]})

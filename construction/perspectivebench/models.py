@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
-from construction.perspectivebench.paths import ParsedPath, base_key, parse_path
+from kg.paths import ParsedPath, base_key, parse_path
 
 NonEmptyStr = Field(min_length=1)
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from construction.perspectivebench import ids
 from construction.perspectivebench.models import BenchQuestion, render_topic_words
-from construction.perspectivebench.paths import base_key
 from construction.perspectivebench.report import Problem
 from construction.perspectivebench.validation import LineRef
+from kg import ids
+from kg.paths import base_key
 from kg.store import check_identifier
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from kg.errors import InputError
+
 MAX_LISTED = 50
 
 
@@ -26,7 +28,7 @@ def format_problems(problems: list[Problem], limit: int = MAX_LISTED) -> str:
     return "\n".join(lines)
 
 
-class ImportValidationError(ValueError):
+class ImportValidationError(InputError):
     """Bad input lines: nothing was written. `problems` lists every one (file:line:field)."""
 
     def __init__(self, problems: list[Problem]) -> None:

@@ -14,14 +14,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from construction.perspectivebench.models import BenchQuestion, PathEntry, RawLine
-from construction.perspectivebench.paths import (
+from construction.perspectivebench.report import Problem
+from kg.paths import (
     IDENT,
     MISSING_LABEL,
     PathSyntaxError,
     base_key,
     parse_path,
 )
-from construction.perspectivebench.report import Problem
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024  # the largest published line is ~40 kB
 _PATH_NAME = "path_"

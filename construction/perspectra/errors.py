@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from kg.errors import InputError
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -19,7 +21,7 @@ class Problem:
         return f"{where}:{about} field {self.field!r}: {self.problem}"
 
 
-class PerspectraInputError(ValueError):
+class PerspectraInputError(InputError):
     """Raised before anything is written; carries every problem found (first 50 shown)."""
 
     def __init__(self, file: Path | str, problems: list[Problem]) -> None:

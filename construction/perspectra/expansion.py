@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from construction.perspectra import uids
 from construction.perspectra.graph_writer import write_import
 from construction.perspectra.models import ExpansionRow
 from construction.perspectra.rows import ImportRows, provenance
+from kg import ids
 from kg.llm import LLMClient, LLMRequest
 from kg.prompt_files import load_prompt
 from kg.store import Store
@@ -79,7 +79,7 @@ def expand(store: Store, client: LLMClient, topic: str | None = None,
                     report.empty += 1
                     continue
                 rows.append(ExpansionRow(
-                    uid=uids.expansion_uid(slot["opinion_uid"], text),
+                    uid=ids.expansion_uid(slot["opinion_uid"], text),
                     opinion_uid=slot["opinion_uid"], comment_uid=slot["comment_uid"],
                     rank=slot["rank"], text=text, generator=generator,
                     prompt_hash=prompt.hash, source=prov))

@@ -8,7 +8,8 @@ from neo4j import ManagedTransaction
 from pydantic import BaseModel
 
 from construction.perspectra.rows import ImportRows
-from kg.store import Store, StoreError, chunked
+from kg.errors import StoreError
+from kg.store import Store, chunked
 
 
 class IncompleteWrite(StoreError):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from construction.perspectra import uids
 from construction.perspectra.errors import PerspectraInputError, Problem
 from construction.perspectra.json_reading import records
 from construction.perspectra.models import (
@@ -15,6 +14,7 @@ from construction.perspectra.models import (
     validated_topics,
 )
 from construction.perspectra.rows import ImportRows, provenance
+from kg import ids
 
 
 def kialo_rows(path: Path) -> ImportRows:
@@ -22,7 +22,7 @@ def kialo_rows(path: Path) -> ImportRows:
     rows = ImportRows()
     prov = provenance("perspectra.import_kialo", path.name)
     for line, topic in validated_topics(records(path), KialoTopic, problems):
-        t_uid = uids.topic_uid(topic.topic)
+        t_uid = ids.topic_uid(topic.topic)
         rows.topics.append(TopicRow(uid=t_uid, text=topic.topic, source=prov))
         first: dict[str, str] = {}
         for list_name, stance in STANCE_FIELDS.items():
@@ -34,7 +34,7 @@ def kialo_rows(path: Path) -> ImportRows:
                     continue
                 first[text] = where
                 rows.opinions.append(OpinionRow(
-                    uid=uids.opinion_uid(topic.topic, stance, text), topic_uid=t_uid,
+                    uid=ids.opinion_uid(topic.topic, stance, text), topic_uid=t_uid,
                     text=text, stance=stance, source=prov,
                 ))
     if problems:

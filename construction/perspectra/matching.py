@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from construction.perspectra.models import MatchRow
-from kg.store import Store, StoreError
+from kg.errors import StoreError
+from kg.store import Store
 
 Encoder = Callable[[list[str]], np.ndarray]
 

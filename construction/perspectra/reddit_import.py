@@ -14,11 +14,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from construction.perspectra import uids
 from construction.perspectra.errors import PerspectraInputError, Problem
 from construction.perspectra.json_reading import jsonl_records
 from construction.perspectra.models import CommentRow, RedditComment, validation_messages
 from construction.perspectra.rows import ImportRows, provenance
+from kg import ids
 
 FILTERS = ("no_author", "automoderator", "bot_name", "moderator", "too_short")
 
@@ -98,7 +98,7 @@ def reddit_rows(
     comments: dict[str, CommentRow] = {}
     links: set[tuple[str, str]] = set()
     for topic, by_thread in threads.items():
-        t_uid = uids.topic_uid(topic)
+        t_uid = ids.topic_uid(topic)
         kept_before = len(links)
         for rank, comments_of_thread in enumerate(by_thread.values()):
             if rank >= budget.threads_per_topic:
@@ -111,7 +111,7 @@ def reddit_rows(
                 if reason:
                     report.filtered[reason] += 1
                     continue
-                c_uid = uids.comment_uid(c.body)
+                c_uid = ids.comment_uid(c.body)
                 if (c_uid, t_uid) in links:
                     report.duplicate_text += 1
                     continue

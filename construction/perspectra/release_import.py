@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from construction.perspectra import uids
 from construction.perspectra.errors import PerspectraInputError, Problem
 from construction.perspectra.json_reading import json_list_records
 from construction.perspectra.models import (
@@ -23,6 +22,7 @@ from construction.perspectra.models import (
     validated_topics,
 )
 from construction.perspectra.rows import ImportRows, provenance
+from kg import ids
 
 RELEASE_GENERATOR = "perspectra-release"
 
@@ -60,21 +60,21 @@ def release_rows(path: Path) -> ImportRows:
     prov = provenance("perspectra.import", src)
     comments: dict[str, CommentRow] = {}
     for _, topic in validate_release(path):
-        t_uid = uids.topic_uid(topic.topic)
+        t_uid = ids.topic_uid(topic.topic)
         rows.topics.append(TopicRow(uid=t_uid, text=topic.topic, source=prov))
         for list_name, stance in STANCE_FIELDS.items():
             for op in getattr(topic, list_name):
-                o_uid = uids.opinion_uid(topic.topic, stance, op.opinion)
+                o_uid = ids.opinion_uid(topic.topic, stance, op.opinion)
                 rows.opinions.append(OpinionRow(uid=o_uid, topic_uid=t_uid, text=op.opinion,
                                                 stance=stance, source=prov))
                 for rank, (comment, expansion) in enumerate(
                     zip(op.top5_matches, op.expanded, strict=True), start=1
                 ):
-                    c_uid = uids.comment_uid(comment)
+                    c_uid = ids.comment_uid(comment)
                     comments.setdefault(c_uid, CommentRow(uid=c_uid, text=comment, source=prov))
                     rows.matches.append(MatchRow(opinion_uid=o_uid, comment_uid=c_uid, rank=rank))
                     rows.expansions.append(ExpansionRow(
-                        uid=uids.expansion_uid(o_uid, expansion), opinion_uid=o_uid,
+                        uid=ids.expansion_uid(o_uid, expansion), opinion_uid=o_uid,
                         comment_uid=c_uid, rank=rank, text=expansion,
                         generator=RELEASE_GENERATOR, source=prov,
                     ))

@@ -1,4 +1,4 @@
-// The items of one build, in build order.
-MATCH (i:TaskItem {build: $build})
+// The items of one task set (stored as TaskItem.build), in item order.
+MATCH (i:TaskItem {build: $task_set})
 RETURN i {.*} AS item
 ORDER BY i.index

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.cluster.hierarchy import linkage
 
-from evaluation.perspectra.builders import build_items
-from evaluation.perspectra.corpus import Corpus
 from evaluation.perspectra.metrics import nie
-from evaluation.perspectra.task_items import LETTERS, BuildSpec, TaskItem
+from kg.queries.perspectra_corpus import Corpus
+from kg.task_items import LETTERS, TaskItem, TaskSetSpec
 
 Encoder = Callable[[list[str]], np.ndarray]
 BASELINE_NAMES = {"t1": "baseline:agglomerative", "t2": "baseline:most-similar",
@@ -79,13 +78,19 @@ def _texts_by_uid(corpus: Corpus) -> dict[str, str]:
     return {e.uid: e.text for _, _, e in corpus.expansions()}
 
 
-def t1_baseline(items: list[TaskItem], corpus: Corpus, encode: Encoder,
-                dev_n: int = 300, dev_seed: int | None = None) -> BaselineResult:
+# Builds a task set from the corpus (construction's `build_items`): the T1 baseline tunes its
+# threshold on a dev set drawn like the test items; passed in so evaluation builds nothing.
+ItemMaker = Callable[[Corpus, TaskSetSpec], list[TaskItem]]
+
+
+def t1_baseline(items: list[TaskItem], corpus: Corpus, encode: Encoder, *,
+                make_items: ItemMaker, dev_n: int = 300,
+                dev_seed: int | None = None) -> BaselineResult:
     test = items[0] if items else None
     dev_seed = dev_seed if dev_seed is not None else (test.seed if test else 0) + 1000
-    spec = BuildSpec(task="t1", n=dev_n, seed=dev_seed)
+    spec = TaskSetSpec(task="t1", n=dev_n, seed=dev_seed)
     test_keys = {frozenset(i.expansion_uids) for i in items}
-    dev = [d for d in build_items(corpus, spec) if frozenset(d.expansion_uids) not in test_keys]
+    dev = [d for d in make_items(corpus, spec) if frozenset(d.expansion_uids) not in test_keys]
     text_of = _texts_by_uid(corpus)
     emb = Embeddings(encode, [text_of[u] for i in [*dev, *items] for u in i.expansion_uids])
     heights = {i.uid: merge_heights(emb([text_of[u] for u in i.expansion_uids]))

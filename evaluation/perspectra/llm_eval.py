@@ -1,4 +1,4 @@
-"""`kg perspectra eval`: ask a model every item of a build, store replies, score strictly.
+"""`kg perspectra eval`: ask a model every item of a task set, store replies, score strictly.
 
 Replies are requested as plain chat completions (no schema repair) so that what the model wrote
 is what gets parsed: an unparseable reply stays invalid. Answers are written chunk by chunk and
@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from evaluation.perspectra.metrics import TaskScores
 from evaluation.perspectra.run_store import RunSpec, answered, finish_run, start_run, store_answers
 from evaluation.perspectra.scoring import PROMPTS, render_item, task_prompt
-from evaluation.perspectra.task_items import TaskItem
 from kg.llm import LLMClient, LLMRequest
 from kg.store import Store
+from kg.task_items import TaskItem
 
 # Config fields that change what a model answers: they (not concurrency, retries...) identify a run.
 IDENTITY_FIELDS = ("model", "base_url", "temperature", "max_tokens", "reasoning_effort")
@@ -30,16 +30,16 @@ class EvalOutcome:
     errors: list[str] = field(default_factory=list)
 
 
-def run_spec(client: LLMClient, task: str, build: str) -> RunSpec:
+def run_spec(client: LLMClient, task: str, task_set: str) -> RunSpec:
     public = client.config.public_dict()
-    return RunSpec(task=task, build=build, model=client.config.model, strategy="llm",
+    return RunSpec(task=task, task_set=task_set, model=client.config.model, strategy="llm",
                    prompt_hash=task_prompt(task).hash,
                    config={k: public.get(k) for k in IDENTITY_FIELDS})
 
 
-def evaluate(store: Store, client: LLMClient, items: list[TaskItem], task: str, build: str,
+def evaluate(store: Store, client: LLMClient, items: list[TaskItem], task: str, task_set: str,
              chunk: int = 50) -> EvalOutcome:
-    spec = run_spec(client, task, build)
+    spec = run_spec(client, task, task_set)
     start_run(store, spec)
     done = answered(store, spec.uid)
     todo = [i for i in items if i.uid not in done]

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evaluation.perspectra.item_store import load_items
 from evaluation.perspectra.run_store import answered
 from evaluation.perspectra.scoring import parse_for, score
 from evaluation.reporting import CI, Table, bootstrap_ci, export_table
+from kg.queries.task_items import load_items
 from kg.store import Store
 
 # (column, per-item key for a CI) or (column, summary key) per task.
@@ -48,7 +48,7 @@ def run_rows(store: Store, runs: list[dict[str, Any]], seed: int = 0) -> dict[st
         if not done:
             continue
         s = score(done, [parse_for(i, replies[i.uid]) for i in done])
-        row: dict[str, Any] = {"run": run_label(run), "build": run["build"], "n": len(done),
+        row: dict[str, Any] = {"run": run_label(run), "task_set": run["build"], "n": len(done),
                                "run_uid": run["uid"]}
         for col, key in CI_COLUMNS[task]:
             row[col] = bootstrap_ci(s.per_item[key], seed=seed)

@@ -6,21 +6,24 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.perspectra.metrics import TaskScores
 from evaluation.perspectra.scoring import is_correct, parse_for, score
-from evaluation.perspectra.task_items import TaskItem
 from kg import __version__
-from kg.ids import content_uid
-from kg.store import Store, StoreError
+from kg.errors import StoreError
+from kg.ids import content_uid, task_answer_uid
+from kg.store import Store
+from kg.task_items import TaskItem
 
 
 class RunSpec(BaseModel):
     """What identifies a run: the same spec again resumes the same Run."""
 
+    model_config = ConfigDict(populate_by_name=True)
+
     task: str
-    build: str
+    task_set: str = Field(alias="build")  # stored (and hashed into the uid) as `build`
     model: str  # a model name, or a baseline name such as `baseline:centroid`
     strategy: str  # 'llm' | 'baseline'
     prompt_hash: str | None = None
@@ -28,7 +31,7 @@ class RunSpec(BaseModel):
 
     @property
     def uid(self) -> str:
-        return content_uid("Run", "perspectra", self.model_dump())
+        return content_uid("Run", "perspectra", self.model_dump(by_alias=True))
 
 
 def now() -> str:
@@ -38,7 +41,7 @@ def now() -> str:
 def start_run(store: Store, spec: RunSpec) -> str:
     store.query("perspectra/merge_run", uid=spec.uid, started_at=now(), props={
         "kind": "perspectra", "models": [spec.model], "roles": ["responder"],
-        "setting": spec.task, "strategy": spec.strategy, "build": spec.build,
+        "setting": spec.task, "strategy": spec.strategy, "build": spec.task_set,
         "prompt_hashes": [spec.prompt_hash] if spec.prompt_hash else [],
         "config": json.dumps(spec.config, sort_keys=True, default=str),
         "version": __version__, "status": "running",
@@ -59,7 +62,7 @@ def store_answers(store: Store, run_uid: str, items: list[TaskItem],
     rows = []
     for k, (item, text) in enumerate(zip(items, replies, strict=True)):
         p = parse_for(item, text)
-        rows.append({"item_uid": item.uid, "uid": content_uid("Answer", run_uid, item.uid),
+        rows.append({"item_uid": item.uid, "uid": task_answer_uid(run_uid, item.uid),
                      "props": {"text": text, "parsed": p.value, "valid": p.valid,
                                "error": p.error, "correct": is_correct(item, p),
                                **((usage or [{}] * len(items))[k])}})

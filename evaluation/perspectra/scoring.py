@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from evaluation.perspectra.metrics import TaskScores, t1_scores, t2_scores, t3_scores
 from evaluation.perspectra.reply_parsers import Parsed, parse_count, parse_letter, parse_stance
-from evaluation.perspectra.task_items import LETTERS, TaskItem
 from kg.prompt_files import Prompt, load_prompt
+from kg.task_items import LETTERS, TaskItem
 
 PROMPTS = {"t1": "perspectra/t1_count", "t2": "perspectra/t2_match", "t3": "perspectra/t3_polarity"}
 

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from evaluation.reporting.bootstrap import CI
+from kg.errors import InputError
 
 
 class Table(BaseModel):
@@ -96,6 +97,6 @@ def export_table(table: Table, out_dir: Path, name: str,
         elif fmt == "md":
             p.write_text(table.to_markdown(), encoding="utf-8")
         else:
-            raise ValueError(f"unknown table format {fmt!r} (csv, json, md)")
+            raise InputError(f"unknown table format {fmt!r} (csv, json, md)")
         paths.append(p)
     return paths

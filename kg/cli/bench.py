@@ -5,10 +5,7 @@ questions and concepts. Heavy work is imported inside the commands so `kg --help
 from __future__ import annotations
 
 import json
-import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -16,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.table import Table
 
-from kg.cli.console import console, err_console, fail
+from kg.cli.console import console, err_console, fail, open_store
 
 if TYPE_CHECKING:
-    from construction.graph_queries.concepts import ConceptHit
+    from kg.queries.concepts import ConceptHit
     from kg.store import Store
 
 import_app = typer.Typer(help="Import benchmark files into the graph.", no_args_is_help=True)
@@ -44,38 +41,21 @@ PaletteOpt = Annotated[list[str] | None, typer.Option(
     "DOMAIN=FILE; repeatable.")]
 
 
-@contextmanager
-def _store() -> Iterator[Store]:
-    from neo4j.exceptions import Neo4jError, ServiceUnavailable
-
-    from kg.store import Store, StoreError
-
-    # Schema hints ("property does not exist yet") are noise on an empty graph.
-    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    try:
-        with Store() as store:
-            yield store
-    except (StoreError, ServiceUnavailable, Neo4jError) as e:
-        fail(f"{type(e).__name__}: {e}")
-
-
 def _echo_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def _load_palettes(specs: list[str] | None) -> dict[str | None, dict[str, str]]:
-    """`--palette FILE` (every domain) and `--palette DOMAIN=FILE` -> {domain|None: label->cat}."""
-    from construction.graph_queries.perspectives import palette_map
+    """`--palette FILE` (every domain) and `--palette DOMAIN=FILE` -> {domain|None: label->cat}.
+
+    A bad palette is an error (`PaletteError`), as it is for `kg build --palette`."""
+    from kg.palette import load_palette
 
     out: dict[str | None, dict[str, str]] = {}
     for spec in specs or []:
         domain, _, file = spec.partition("=") if "=" in spec and not Path(spec).exists() \
             else (None, "", spec)
-        try:
-            mapping = palette_map(json.loads(Path(file).read_text(encoding="utf-8")))
-        except (OSError, ValueError) as e:
-            fail(f"palette {file}: {e}")
-        out.setdefault(domain or None, {}).update(mapping)
+        out.setdefault(domain or None, {}).update(load_palette(Path(file)).category_map())
     return out
 
 
@@ -110,7 +90,7 @@ def import_perspectivebench_cmd(
     if skip_invalid and rejects is None:
         rejects = Path("perspectivebench.rejects.jsonl")
     palettes = _load_palettes(palette)
-    with _store() as store:
+    with open_store() as store:
         try:
             report = import_perspectivebench(
                 store, files, skip_invalid=skip_invalid, rejects_path=rejects,
@@ -171,13 +151,10 @@ def export_perspectivebench_cmd(
     domain: DomainOpt = None,
 ) -> None:
     """Write the graph's questions back in the PerspectiveBench JSONL format."""
-    from construction.perspectivebench.exporter import ExportError, export_perspectivebench
+    from construction.perspectivebench.exporter import export_perspectivebench
 
-    with _store() as store:
-        try:
-            n = export_perspectivebench(store, out, domain=domain)
-        except ExportError as e:
-            fail(str(e))
+    with open_store() as store:
+        n = export_perspectivebench(store, out, domain=domain)
     console.print(f"wrote {n:,} question(s) to {out}", highlight=False)
 
 
@@ -188,9 +165,9 @@ def stats(
 ) -> None:
     """Questions and mean valid/target/distractor paths per domain and hop, plus the cover-all
     baseline (an answer that states every valid path)."""
-    from construction.graph_queries.stats import benchmark_stats
+    from kg.queries.stats import benchmark_stats
 
-    with _store() as store:
+    with open_store() as store:
         rows = benchmark_stats(store, domain)
     data = [r.model_dump() for r in rows]
     if fmt is StatsFmt.json:
@@ -233,7 +210,7 @@ def _hits_table(title: str, hits: list[ConceptHit], score: bool = False) -> Tabl
 
 
 def _resolve(store: Store, text: str, domain: str | None, role: str) -> ConceptHit:
-    from construction.graph_queries.concepts import find_concept
+    from kg.queries.concepts import find_concept
 
     m = find_concept(store, text, domain=domain)
     if m.chosen is not None:
@@ -259,9 +236,9 @@ def concepts(
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
 ) -> None:
     """List concepts, or search them by text (key, summary, topic words)."""
-    from construction.graph_queries.concepts import list_concepts, search_concepts
+    from kg.queries.concepts import list_concepts, search_concepts
 
-    with _store() as store:
+    with open_store() as store:
         hits = (search_concepts(store, search, domain=domain, limit=limit) if search
                 else list_concepts(store, domain=domain, limit=limit))
     if fmt is Fmt.json:
@@ -280,9 +257,9 @@ def paths(
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
 ) -> None:
     """Every simple directed path of 1..max-hops edges from A to B, grouped by label signature."""
-    from construction.graph_queries.paths import paths_between
+    from kg.queries.paths import paths_between
 
-    with _store() as store:
+    with open_store() as store:
         start = _resolve(store, a, domain, "A")
         end = _resolve(store, b, domain or start.domain, "B")
         if start.uid == end.uid:
@@ -318,9 +295,9 @@ def perspectives(
 ) -> None:
     """Group the paths between A and B into perspectives (relation categories, merged with GDS)
     and show which imported questions target each."""
-    from construction.graph_queries.perspectives import group_perspectives
+    from kg.queries.perspectives import group_perspectives
 
-    with _store() as store:
+    with open_store() as store:
         start = _resolve(store, a, domain, "A")
         end = _resolve(store, b, domain or start.domain, "B")
         groups = group_perspectives(store, start.domain, start.key, end.key,
@@ -350,9 +327,9 @@ def question_show(
 ) -> None:
     """A question: text, theme, target and distractor paths (with their perspective group),
     focused evidence and concept pool."""
-    from construction.graph_queries.questions import annotate_perspectives, question_details
+    from kg.queries.questions import annotate_perspectives, question_details
 
-    with _store() as store:
+    with open_store() as store:
         found = question_details(store, qid, domain)
         if not found:
             fail(f"no question with id {qid}" + (f" in {domain}" if domain else ""))

@@ -22,10 +22,9 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from kg.cli.console import console, fail
+from construction.pipeline import STAGES as STAGE_NAMES
+from kg.cli.console import console, fail, open_store
 
-STAGE_NAMES = ("chunks", "facts", "embeddings", "clusters", "concepts", "pairs",
-               "relations", "paths", "questions", "evidence")
 SUMMARY_ROWS = [
     ("chunks", "chunks"), ("facts", "facts"), ("merged duplicates", "merged_duplicates"),
     ("concepts", "concepts"), ("outliers (unclustered facts)", "outliers"),
@@ -120,11 +119,10 @@ def register(app: typer.Typer) -> None:
         verbose: bool = typer.Option(False, "-v", "--verbose", help="log each stage"),
     ) -> None:
         """Build a perspective benchmark for DOMAIN from text, into the graph (resumable)."""
-        from construction.build.chunks import ChunkInputError
-        from construction.build.config import BuildConfig
-        from construction.build.palette import PaletteError
-        from construction.build.runner import build_domain
-        from kg.store import Store
+        from pydantic import ValidationError
+
+        from construction.pipeline.config import BuildConfig
+        from construction.pipeline.runner import build_domain
 
         if target in STAGE_NAMES:
             if not domain_arg:
@@ -143,8 +141,6 @@ def register(app: typer.Typer) -> None:
             fail("stage chunks needs --chunks FILE")
         logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
                             format="%(levelname)s %(name)s: %(message)s")
-        # Server notifications (unknown property keys on a fresh graph) are not user errors.
-        logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
         try:
             cfg = BuildConfig(
                 domain=domain, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
@@ -155,35 +151,26 @@ def register(app: typer.Typer) -> None:
                 cluster_selection=cluster_selection, max_hops=max_hops,
                 one_hop_min_relations=one_hop_min, multi_hop_min_combinations=multi_hop_min,
                 multi_hop_max_combinations=multi_hop_max, evidence_per_question=evidence)
-        except ValueError as exc:
-            errors = getattr(exc, "errors", None)
-            if callable(errors):
-                err = errors()[0]
-                fail(f"build setting {'.'.join(map(str, err['loc']))}: {err['msg']}")
-            fail(str(exc))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            fail(f"build setting {'.'.join(map(str, err['loc']))}: {err['msg']}")
         llm = None
         if model:
-            from construction.build.llm_route import make_build_llm
-            from kg.cli.llm import server_failure
-            from kg.server.errors import ServerError
+            from construction.pipeline.llm_route import make_build_llm
+            from kg.llm import llm_config
 
-            try:
-                llm = make_build_llm(model, base_url, api_key_env=api_key_env,
-                                     cache=not no_cache, concurrency=concurrency)
-            except ServerError as exc:  # --model local/... whose server cannot start
-                server_failure(exc)
-        with Store() as store, Progress(
+            llm = make_build_llm(config=llm_config(
+                model, role="builder", base_url=base_url, api_key_env=api_key_env,
+                no_cache=no_cache, concurrency=concurrency))
+        with open_store() as store, Progress(
             TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(),
             TaskProgressColumn(), _RateColumn(), TimeElapsedColumn(), console=console,
             transient=as_json, disable=as_json,
         ) as progress:
-            try:
-                result = build_domain(
-                    store, cfg, chunk_paths=list(chunks) or None, palette_path=palette,
-                    llm=llm, from_stage=from_stage, only=only,
-                    progress=lambda label, total: _Bar(progress, label, total))
-            except (ChunkInputError, PaletteError, ValueError) as exc:
-                fail(str(exc))
+            result = build_domain(
+                store, cfg, chunk_paths=list(chunks) or None, palette_path=palette,
+                llm=llm, from_stage=from_stage, only=only,
+                progress=lambda label, total: _Bar(progress, label, total))
         if as_json:
             console.print_json(json.dumps(result.model_dump()))
             return

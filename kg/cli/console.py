@@ -1,11 +1,22 @@
-"""Shared rich console and error exit for every command."""
+"""What every command shares: the rich consoles, the error exit, the store helper and the one
+place where the product's errors become a message and an exit code."""
 
 from __future__ import annotations
 
-from typing import NoReturn
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NoReturn
 
+import click
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
+
+from kg.errors import KGError, ServerError
+
+if TYPE_CHECKING:
+    from kg.settings import Settings
+    from kg.store import Store
 
 console = Console()
 err_console = Console(stderr=True)
@@ -14,3 +25,52 @@ err_console = Console(stderr=True)
 def fail(message: str, code: int = 1) -> NoReturn:
     err_console.print(f"[bold red]error:[/] {message}", highlight=False)
     raise typer.Exit(code)
+
+
+def report(exc: BaseException) -> NoReturn:
+    """Print a product error (or an unreachable/refusing Neo4j) as one clear message; exit 1."""
+    if isinstance(exc, ServerError):
+        if exc.log_tail:
+            err_console.print("[dim]--- last lines of the log ---[/]")
+            err_console.print(exc.log_tail, markup=False, highlight=False)
+        fail(exc.message + (f"\n  fix: {exc.fix}" if exc.fix else ""))
+    if isinstance(exc, KGError):
+        fail(str(exc))
+    from neo4j.exceptions import AuthError, ServiceUnavailable
+
+    if isinstance(exc, ServiceUnavailable | AuthError):
+        from kg.settings import get_settings
+
+        fail(f"Neo4j at {get_settings().bolt_uri} is not usable ({type(exc).__name__}: {exc}); "
+             "start the local server with `kg db up` or check NEO4J_URI/NEO4J_PASSWORD")
+    fail(f"{type(exc).__name__}: {exc}")
+
+
+def _is_driver_error(exc: BaseException) -> bool:
+    # Checked by module so that the driver is not imported before a command needs it.
+    return type(exc).__module__.startswith("neo4j.")
+
+
+class KGGroup(TyperGroup):
+    """The `kg` command group: catches `KGError` (and the driver's errors) once, for every
+    sub-command, instead of each command listing the exceptions it expects."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KGError as exc:
+            report(exc)
+        except Exception as exc:
+            if _is_driver_error(exc):
+                report(exc)
+            raise
+
+
+@contextmanager
+def open_store(settings: Settings | None = None) -> Iterator[Store]:
+    """The store (of the current settings by default), closed at the end; its errors reach
+    `KGGroup`. The driver is imported here, inside the command, to keep `kg --help` fast."""
+    from kg.store import Store
+
+    with Store(settings) as store:
+        yield store

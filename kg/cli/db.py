@@ -7,43 +7,26 @@ import time
 import typer
 from rich.table import Table
 
-from kg.cli.console import console, err_console, fail
+from kg.cli.console import console, err_console, fail, open_store
 from kg.settings import Settings, get_settings
 
 db_app = typer.Typer(help="Start, inspect, stop and reset the Neo4j + GDS server.",
                      no_args_is_help=True)
 
 
-def _server_failure(exc: Exception) -> None:
-    from kg.server.errors import ServerError
-
-    if isinstance(exc, ServerError):
-        if exc.log_tail:
-            err_console.print("[dim]--- last lines of the log ---[/]")
-            err_console.print(exc.log_tail, markup=False, highlight=False)
-        fail(exc.message + (f"\n  fix: {exc.fix}" if exc.fix else ""))
-    raise exc
-
-
 @db_app.command("up")
 def up() -> None:
     """Start the local server (resolving Neo4j and GDS with Maven on first use); idempotent."""
     from kg.server import process
-    from kg.server.errors import ServerError
-    from kg.store import Store
 
     settings = get_settings()
     if not settings.is_local:
         _remote_check(settings)
         return
     before = process.status(settings).state
-    try:
-        st, secs = process.start(settings)
-    except ServerError as exc:
-        _server_failure(exc)
-        return
+    st, secs = process.start(settings)  # a ServerError (with its fix) is reported by KGGroup
     verb = "already running" if before is process.State.RUNNING else f"started in {secs:.1f} s"
-    with Store(settings) as store:
+    with open_store(settings) as store:
         n = store.ensure_schema()
     console.print(
         f"Neo4j {verb}: {settings.bolt_uri} (pid {st.pid}), schema: {n} statements applied; "
@@ -52,9 +35,8 @@ def up() -> None:
 
 
 def _remote_check(settings: Settings) -> None:
-    from kg.store import Store
 
-    with Store(settings) as store:
+    with open_store(settings) as store:
         store.verify()
         n = store.ensure_schema()
     console.print(f"Using the existing server at {settings.bolt_uri}; schema: {n} statements.")
@@ -63,10 +45,8 @@ def _remote_check(settings: Settings) -> None:
 @db_app.command("status")
 def status() -> None:
     """Server state, Neo4j and GDS versions, node counts per label, where the logs are."""
-    from kg.neo4j_driver import import_driver
     from kg.server import process
 
-    import_driver(lean=True)  # no numpy values pass through this command: start faster
     settings = get_settings()
     if settings.is_local:
         st = process.status(settings)
@@ -82,10 +62,9 @@ def status() -> None:
 
 
 def _print_graph_status(settings: Settings) -> None:
-    from kg.store import Store
 
     t0 = time.perf_counter()
-    with Store(settings) as store:
+    with open_store(settings) as store:
         info = store.query("core/server_info")[0]
         try:
             gds = store.query("core/gds_version")[0]["gds_version"]
@@ -116,11 +95,10 @@ def down() -> None:
 @db_app.command("reset")
 def reset(yes: bool = typer.Option(False, "--yes", help="Confirm deleting every node.")) -> None:
     """Delete every node and relationship (and in-memory GDS graphs), keep the schema."""
-    from kg.store import Store
 
     if not yes:
         fail("this deletes the whole graph; pass --yes to confirm")
-    with Store(get_settings()) as store:
+    with open_store() as store:
         store.drop_gds_graphs()
         store.wipe()
         store.ensure_schema()

@@ -3,71 +3,36 @@
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import typer
 
-from kg.cli.console import console, fail
+from kg.cli.console import console, fail, open_store
+
+E = TypeVar("E", bound=Enum)
 
 eval_app = typer.Typer(help="Ask models the stored questions, judge, score and report.",
                        no_args_is_help=True)
 
-_OFFLINE = ("cover-all", "target-only", "empty")
+def _choice(enum: type[E], value: str, option: str) -> E:
+    """An enum option value, or an `InputError` listing the choices."""
+    from kg.errors import InputError
 
-
-def _llm(model: str, base_url: str | None, role: str, *, api_key_env: str, concurrency: int,
-         no_cache: bool, max_cost: float | None, prices: Path | None, **kw: Any):
-    from kg.llm import LLMConfig, Price
-
-    table = {}
-    if prices is not None:
-        try:
-            raw = json.loads(prices.read_text(encoding="utf-8"))
-            table = {k: Price(**v) for k, v in raw.items()}
-        except (OSError, ValueError, TypeError) as exc:
-            fail(f"{prices}: not a price table ({{model: {{input_per_mtok, output_per_mtok}}}}):"
-                 f" {exc}")
-    values = {k: v for k, v in kw.items() if v is not None}
-    return LLMConfig(model=model, base_url=base_url, role=role, api_key_env=api_key_env,
-                     concurrency=concurrency, cache=not no_cache, max_cost=max_cost,
-                     prices=table, **values)
-
-
-@contextmanager
-def _store() -> Iterator[Any]:
-    """The store, with an unreachable server or bad credentials reported as one clear line."""
-    from neo4j.exceptions import AuthError, ServiceUnavailable
-
-    from kg.store import Store, StoreError
-
-    # "property does not exist yet" notices (e.g. no Claim in the graph yet) are not errors
-    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
     try:
-        store = Store()
-    except StoreError as exc:
-        fail(str(exc))
-    try:
-        yield store
-    except (ServiceUnavailable, AuthError) as exc:
-        fail(f"Neo4j at {store.settings.bolt_uri} is not usable ({type(exc).__name__}: {exc}); "
-             "start the local server with `kg db up` or check NEO4J_URI/NEO4J_PASSWORD")
-    finally:
-        store.close()
+        return enum(value)
+    except ValueError:
+        raise InputError(f"{option} {value!r}: choose one of "
+                         f"{', '.join(m.value for m in enum)}") from None  # type: ignore[attr-defined]
 
 
 def _execute(spec) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from evaluation.questions import EvalInputError
     from evaluation.runner import execute
-    from kg.cli.llm import server_failure
-    from kg.server.errors import ServerError
 
-    with _store() as store, Progress("[progress.description]{task.description}", BarColumn(),
+    with open_store() as store, Progress("[progress.description]{task.description}", BarColumn(),
                                      MofNCompleteColumn(), TimeElapsedColumn(),
                                      console=console, transient=True) as bar:
         task = bar.add_task("questions", total=None)
@@ -75,12 +40,7 @@ def _execute(spec) -> None:
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        try:
-            summary = execute(store, spec, progress)
-        except (EvalInputError, ValueError) as exc:
-            fail(str(exc))
-        except ServerError as exc:  # e.g. --model local/... whose server cannot start
-            server_failure(exc)
+        summary = execute(store, spec, progress)
     console.print(f"run [bold]{summary.run_id}[/]: {summary.status} — {summary.completed} "
                   f"question(s) judged now, {summary.done_before} before, {summary.failed} "
                   f"failed, {summary.skipped_invalid} skipped as invalid; "
@@ -132,34 +92,34 @@ def run_cmd(
 ) -> None:
     """Answer the selected questions with a responder, judge every answer, store the run."""
     from evaluation.models import GroundTruth, Setting, Strategy
+    from evaluation.responders import OFFLINE_RESPONDERS
     from evaluation.spec import RunSpec
+    from kg.llm import llm_config
 
-    try:
-        common = {"no_cache": no_cache, "max_cost": max_cost, "prices": prices,
-                  "concurrency": concurrency, "timeout_s": timeout}
-        r_llm = None
-        if responder == "llm":
-            if not model:
-                fail("--responder llm needs --model (or use an offline baseline: "
-                     "--responder cover-all|target-only|empty)")
-            r_llm = _llm(model, base_url, "responder", api_key_env=api_key_env,
-                         temperature=temperature, max_tokens=max_tokens,
-                         reasoning_effort=reasoning_effort, **common)
-        elif responder not in _OFFLINE:
-            fail(f"unknown responder {responder!r}: llm, {', '.join(_OFFLINE)}")
-        j_llm = None
-        if judge != "embedding":
-            j_llm = _llm(judge, judge_base_url or base_url, "judge",
-                         api_key_env=judge_api_key_env or api_key_env, **common)
-        spec = RunSpec(
-            kind="eval", run_id=run_id, responder=responder, responder_llm=r_llm,
-            judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
-            setting=Setting(setting), strategy=Strategy(strategy), gt=GroundTruth(gt),
-            noise=noise, top_k=top_k, seed=seed, relevancy_n=relevancy_n,
-            path_threshold=path_threshold, claim_threshold=claim_threshold,
-            domains=domain or None, hops=hop or None, limit=limit, skip_invalid=skip_invalid)
-    except ValueError as exc:
-        fail(str(exc))
+    common = {"no_cache": no_cache, "max_cost": max_cost, "prices": prices,
+              "concurrency": concurrency, "timeout_s": timeout}
+    r_llm = None
+    if responder == "llm":
+        if not model:
+            fail("--responder llm needs --model (or use an offline baseline: "
+                 "--responder cover-all|target-only|empty)")
+        r_llm = llm_config(model, base_url=base_url, role="responder", api_key_env=api_key_env,
+                           temperature=temperature, max_tokens=max_tokens,
+                           reasoning_effort=reasoning_effort, **common)
+    elif responder not in OFFLINE_RESPONDERS:
+        fail(f"unknown responder {responder!r}: llm, {', '.join(OFFLINE_RESPONDERS)}")
+    j_llm = None
+    if judge != "embedding":
+        j_llm = llm_config(judge, base_url=judge_base_url or base_url, role="judge",
+                           api_key_env=judge_api_key_env or api_key_env, **common)
+    spec = RunSpec(
+        kind="eval", run_id=run_id, responder=responder, responder_llm=r_llm,
+        judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
+        setting=_choice(Setting, setting, "--setting"),
+        strategy=_choice(Strategy, strategy, "--strategy"), gt=_choice(GroundTruth, gt, "--gt"),
+        noise=noise, top_k=top_k, seed=seed, relevancy_n=relevancy_n,
+        path_threshold=path_threshold, claim_threshold=claim_threshold,
+        domains=domain or None, hops=hop or None, limit=limit, skip_invalid=skip_invalid)
     _execute(spec)
 
 
@@ -180,17 +140,16 @@ def judge_cmd(
     """Judge a run's stored answers again with another judge (the responder is not asked)."""
     from evaluation.models import GroundTruth
     from evaluation.spec import RunSpec
+    from kg.llm import llm_config
 
-    try:
-        j_llm = None if judge == "embedding" else _llm(
-            judge, base_url, "judge", api_key_env=api_key_env, concurrency=concurrency,
-            no_cache=no_cache, max_cost=max_cost, prices=prices, timeout_s=timeout)
-        spec = RunSpec(kind="judge", run_id=run_id, source_run=run,
-                       judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
-                       gt=GroundTruth(gt), seed=seed, relevancy_n=relevancy_n,
-                       path_threshold=path_threshold, claim_threshold=claim_threshold)
-    except ValueError as exc:
-        fail(str(exc))
+    j_llm = None if judge == "embedding" else llm_config(
+        judge, base_url=base_url, role="judge", api_key_env=api_key_env,
+        concurrency=concurrency, no_cache=no_cache, max_cost=max_cost, prices=prices,
+        timeout_s=timeout)
+    spec = RunSpec(kind="judge", run_id=run_id, source_run=run,
+                   judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
+                   gt=_choice(GroundTruth, gt, "--gt"), seed=seed, relevancy_n=relevancy_n,
+                   path_threshold=path_threshold, claim_threshold=claim_threshold)
     _execute(spec)
 
 
@@ -215,14 +174,10 @@ def report_cmd(
     plots: bool = typer.Option(True, help="PNG plots (with --out)"),
 ) -> None:
     """Per-hop, overall, per-domain and per-theme tables with bootstrap 95% CIs."""
-    from evaluation.questions import EvalInputError
     from evaluation.report import build_report
 
-    with _store() as store:
-        try:
-            rep = build_report(store, runs, out, _formats(formats), plots)
-        except EvalInputError as exc:
-            fail(str(exc))
+    with open_store() as store:
+        rep = build_report(store, runs, out, _formats(formats), plots)
     _print_tables(rep.tables.values())
     if out is not None:
         (out / "report.md").write_text(rep.markdown(), encoding="utf-8")
@@ -235,15 +190,11 @@ def compare_cmd(
     out: Path = typer.Option(None), formats: str = typer.Option("csv,json,md"),
 ) -> None:
     """Paired bootstrap of B - A on the questions both runs judged."""
-    from evaluation.questions import EvalInputError
     from evaluation.report import compare_runs
     from evaluation.reporting import export_table
 
-    with _store() as store:
-        try:
-            table = compare_runs(store, run_a, run_b)
-        except EvalInputError as exc:
-            fail(str(exc))
+    with open_store() as store:
+        table = compare_runs(store, run_a, run_b)
     _print_tables([table])
     if out is not None:
         export_table(table, out, f"compare_{run_a}_{run_b}", _formats(formats))
@@ -255,15 +206,11 @@ def agreement_cmd(
     out: Path = typer.Option(None), formats: str = typer.Option("csv,json,md"),
 ) -> None:
     """Two judges on the same answers: percent agreement, Cohen's kappa, confusion matrix."""
-    from evaluation.questions import EvalInputError
     from evaluation.report import judge_agreement
     from evaluation.reporting import export_table
 
-    with _store() as store:
-        try:
-            summary, confusion = judge_agreement(store, run_1, run_2)
-        except EvalInputError as exc:
-            fail(str(exc))
+    with open_store() as store:
+        summary, confusion = judge_agreement(store, run_1, run_2)
     _print_tables([summary, confusion])
     if out is not None:
         export_table(summary, out, f"agreement_{run_1}_{run_2}", _formats(formats))
@@ -277,7 +224,7 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
 
     from evaluation.runs import list_runs
 
-    with _store() as store:
+    with open_store() as store:
         rows = list_runs(store)
     if as_json:
         keep = ("uid", "kind", "status", "roles", "judge", "setting", "strategy", "gt",

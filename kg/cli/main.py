@@ -12,15 +12,15 @@ import typer
 
 from kg.cli import bench, build, db, llm, perspectra
 from kg.cli import eval as eval_cli
+from kg.cli.console import KGGroup
 
 app = typer.Typer(
     name="kg",
+    cls=KGGroup,  # every product error (kg.errors.KGError) is reported here, once
     help="PerspectiveKG: build, query and evaluate perspective benchmarks in Neo4j.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
-
-
 
 @app.callback()
 def main(

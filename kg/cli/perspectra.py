@@ -5,14 +5,13 @@ Heavy libraries (numpy/torch/sklearn/matplotlib) are imported inside the command
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
-from kg.cli.console import console, fail
+from kg.cli.console import console, fail, open_store
 
 if TYPE_CHECKING:
     from construction.perspectra.rows import ImportRows
@@ -24,28 +23,8 @@ app = typer.Typer(help="PERSPECTRA: debate topics, opinions, comments, expansion
 TASK_HELP = "t1 (opinion counting), t2 (opinion matching), t3 (polarity), or all"
 
 
-@contextmanager
-def _store():
-    import logging
-
-    # "unknown relationship type" notices (e.g. no CANDIDATE_FOR edge yet) are not problems.
-    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    from neo4j.exceptions import Neo4jError, ServiceUnavailable
-
-    from construction.perspectra.errors import PerspectraInputError
-    from kg.store import Store, StoreError
-
-    try:
-        with Store() as store:
-            yield store
-    except PerspectraInputError as e:
-        fail(str(e))
-    except (StoreError, ServiceUnavailable, Neo4jError, ValueError) as e:
-        fail(f"{type(e).__name__}: {e}")
-
-
 def _tasks(task: str) -> list[str]:
-    from evaluation.perspectra.task_items import TASKS
+    from kg.task_items import TASKS
 
     if task == "all":
         return list(TASKS)
@@ -75,7 +54,7 @@ def import_release(path: Path = typer.Argument(..., exists=True, dir_okay=False,
     """Import the PERSPECTRA release file (validated; idempotent; one transaction)."""
     from construction.perspectra.release_import import release_rows
 
-    with _store() as store:
+    with open_store() as store:
         _write_and_count(store, release_rows(path), path.name)
 
 
@@ -85,7 +64,7 @@ def import_kialo(path: Path = typer.Argument(..., exists=True, dir_okay=False,
     """Import Kialo-style topics with pro and con opinion strings."""
     from construction.perspectra.kialo_import import kialo_rows
 
-    with _store() as store:
+    with open_store() as store:
         _write_and_count(store, kialo_rows(path), path.name)
 
 
@@ -103,7 +82,7 @@ def import_reddit(
 
     budget = RedditBudget(threads_per_topic=threads, comments_per_thread=comments,
                           min_words=min_words)
-    with _store() as store:
+    with open_store() as store:
         rows, report = reddit_rows(path, topic, budget)
         wanted = sorted({t for _, t in rows.candidates})
         if missing := missing_topics(store, wanted):
@@ -115,7 +94,7 @@ def import_reddit(
 
 
 def _uid(topic: str) -> str:
-    from construction.perspectra.uids import topic_uid
+    from kg.ids import topic_uid
 
     return topic_uid(topic)
 
@@ -133,34 +112,13 @@ def match(
     from kg.embeddings import get_embedder
 
     emb = get_embedder(embedding_model)
-    with _store() as store:
+    with open_store() as store:
         r = match_topics(store, emb.encode, emb.model_name, k=k, force=force, topic=topic)
     _print_pairs("Matching", [("topics with candidates", r.topics),
                               ("opinions matched", r.opinions_matched),
                               ("opinions skipped (already matched)", r.opinions_skipped),
                               (f"opinions with fewer than {k} candidates", r.opinions_short),
                               ("MATCHED edges written", r.edges)])
-
-
-def _llm_config(model: str, base_url: str | None, concurrency: int, no_cache: bool,
-                api_key_env: str, role: str, max_tokens: int | None = None):
-    from kg.llm import LLMConfig
-
-    return LLMConfig(model=model, base_url=base_url, concurrency=concurrency,
-                     cache=not no_cache, api_key_env=api_key_env, role=role,
-                     max_tokens=max_tokens)
-
-
-def _client(config):
-    """The client; a `local/...` model whose server cannot start is a message, not a trace."""
-    from kg.cli.llm import server_failure
-    from kg.llm import LLMClient
-    from kg.server.errors import ServerError
-
-    try:
-        return LLMClient(config)
-    except ServerError as exc:
-        server_failure(exc)
 
 
 @app.command()
@@ -175,10 +133,12 @@ def expand(
 ) -> None:
     """Write one LLM expansion per (topic, opinion, matched comment) not expanded yet."""
     from construction.perspectra.expansion import expand as run_expand
+    from kg.llm import LLMClient, llm_config
 
-    client = _client(_llm_config(model, base_url, concurrency, no_cache, api_key_env,
-                                 "builder"))
-    with _store() as store:
+    client = LLMClient(llm_config(model, role="builder", base_url=base_url,
+                                  api_key_env=api_key_env, concurrency=concurrency,
+                                  no_cache=no_cache))
+    with open_store() as store:
         r = run_expand(store, client, topic=topic, limit=limit)
     _print_pairs("Expansions", [("pending slots", r.pending), ("written", r.written),
                                 ("from cache", r.cached), ("empty replies", r.empty),
@@ -200,38 +160,39 @@ def build_tasks(
     k_max: int = typer.Option(6, help="T1: most opinions"),
     per_opinion_max: int = typer.Option(3, help="T1: most expansions per opinion"),
 ) -> None:
-    """Build seeded task items from the graph and store them as TaskItem nodes."""
-    from evaluation.perspectra.builders import build_items
-    from evaluation.perspectra.corpus import load_corpus
-    from evaluation.perspectra.item_store import write_items
-    from evaluation.perspectra.task_items import BuildSpec, T1Config, T2Config, T3Config
+    """Build seeded task sets from the graph and store their items as TaskItem nodes."""
+    from construction.perspectra.tasks.builders import build_items
+    from construction.perspectra.tasks.store import write_items
+    from kg.queries.perspectra_corpus import load_corpus
+    from kg.task_items import T1Config, T2Config, T3Config, TaskSetSpec
 
-    with _store() as store:
+    with open_store() as store:
         corpus = load_corpus(store)
         if not corpus.topics:
             fail("no opinions with expansions in the graph: import data first")
         for t in _tasks(task):
-            spec = BuildSpec(task=t, n=n, seed=seed, t2=T2Config(options=options),
+            spec = TaskSetSpec(task=t, n=n, seed=seed, t2=T2Config(options=options),
                              t3=T3Config(bundle=bundle),
                              t1=T1Config(k_min=k_min, k_max=k_max,
                                          per_opinion_max=per_opinion_max))
             items = build_items(corpus, spec)
             write_items(store, items)
-            console.print(f"{t}: {len(items)} items, build [bold]{items[0].build}[/]")
+            console.print(f"{t}: {len(items)} items, task set [bold]{items[0].task_set}[/]")
 
 
 @app.command("export-tasks")
 def export_tasks(
     task: str = typer.Option("all", help=TASK_HELP),
-    build: str = typer.Option(None, help="Build id (one task; default: the task's only build)"),
-    out: Path = typer.Option(Path("out/perspectra"), help="Directory for <build>.jsonl"),
+    task_set: str = typer.Option(None, "--task-set", "--build", help="Task set id (one task; "
+                                  "default: the task's only task set)"),
+    out: Path = typer.Option(Path("out/perspectra"), help="Directory for <task set>.jsonl"),
 ) -> None:
-    """Export stored task items to JSONL (one file per build)."""
-    from evaluation.perspectra.item_store import export_jsonl, load_items, resolve_build
+    """Export stored task items to JSONL (one file per task set)."""
+    from kg.queries.task_items import export_jsonl, load_items, resolve_task_set
 
-    with _store() as store:
+    with open_store() as store:
         for t in _tasks(task):
-            b = resolve_build(store, t, build if task != "all" else None)
+            b = resolve_task_set(store, t, task_set if task != "all" else None)
             path = out / f"{b}.jsonl"
             console.print(f"{t}: {export_jsonl(load_items(store, b), path)} items -> {path}")
 
@@ -245,7 +206,8 @@ def _print_scores(title: str, summary: dict[str, float]) -> None:
 def evaluate(
     model: str = typer.Option(..., help="provider/model or bare name (OpenAI-compatible)"),
     task: str = typer.Option(..., help=TASK_HELP),
-    build: str = typer.Option(None, help="Build id (one task; default: the task's only build)"),
+    task_set: str = typer.Option(None, "--task-set", "--build", help="Task set id (one task; "
+                                  "default: the task's only task set)"),
     base_url: str = typer.Option(None),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     limit: int = typer.Option(None, help="Only the first N items"),
@@ -254,14 +216,16 @@ def evaluate(
     no_cache: bool = typer.Option(False, "--no-cache"),
 ) -> None:
     """Ask a model the task items; replies parsed strictly; a Run with metrics in the graph."""
-    from evaluation.perspectra.item_store import load_items, resolve_build
     from evaluation.perspectra.llm_eval import evaluate as run_eval
+    from kg.llm import LLMClient, llm_config
+    from kg.queries.task_items import load_items, resolve_task_set
 
-    client = _client(_llm_config(model, base_url, concurrency, no_cache, api_key_env,
-                                 "responder", max_tokens))
-    with _store() as store:
+    client = LLMClient(llm_config(model, role="responder", base_url=base_url,
+                                  api_key_env=api_key_env, concurrency=concurrency,
+                                  no_cache=no_cache, max_tokens=max_tokens))
+    with open_store() as store:
         for t in _tasks(task):
-            b = resolve_build(store, t, build if task != "all" else None)
+            b = resolve_task_set(store, t, task_set if task != "all" else None)
             items = load_items(store, b)[:limit]
             out = run_eval(store, client, items, t, b)
             console.print(f"{t}: run [bold]{out.spec.uid}[/] asked {out.asked}, resumed "
@@ -272,22 +236,24 @@ def evaluate(
 @app.command()
 def baselines(
     task: str = typer.Option("all", help=TASK_HELP),
-    build: str = typer.Option(None, help="Build id (one task; default: the task's only build)"),
+    task_set: str = typer.Option(None, "--task-set", "--build", help="Task set id (one task; "
+                                  "default: the task's only task set)"),
     embedding_model: str = typer.Option(None),
 ) -> None:
     """Run the offline baselines (no LLM) and store each as a Run."""
+    from construction.perspectra.tasks.builders import build_items
     from evaluation.perspectra.baseline_eval import run_baseline
-    from evaluation.perspectra.corpus import load_corpus
-    from evaluation.perspectra.item_store import load_items, resolve_build
     from kg.embeddings import get_embedder
+    from kg.queries.perspectra_corpus import load_corpus
+    from kg.queries.task_items import load_items, resolve_task_set
 
     emb = get_embedder(embedding_model)
-    with _store() as store:
+    with open_store() as store:
         corpus = load_corpus(store)
         for t in _tasks(task):
-            b = resolve_build(store, t, build if task != "all" else None)
+            b = resolve_task_set(store, t, task_set if task != "all" else None)
             out = run_baseline(store, t, b, load_items(store, b), corpus, emb.encode,
-                               emb.model_name)
+                               emb.model_name, make_items=build_items)
             console.print(f"{t}: {out.spec.model} run [bold]{out.spec.uid}[/] {out.config}")
             _print_scores(f"{t} {out.spec.model}", out.scores.summary)
 
@@ -301,7 +267,7 @@ def report(
     """Tables with bootstrap CIs (CSV/JSON/Markdown) and a plot of every PERSPECTRA run."""
     from evaluation.perspectra.report import run_rows, tables, write_report
 
-    with _store() as store:
+    with open_store() as store:
         runs = [r["run"] for r in store.read("perspectra/runs", uids=run or None)]
         if not runs:
             fail("no PERSPECTRA runs in the graph: run `kg perspectra baselines` or `eval`")
@@ -314,14 +280,14 @@ def report(
 
 @app.command()
 def status() -> None:
-    """PERSPECTRA counts and the stored task builds."""
+    """PERSPECTRA counts and the stored task sets."""
     from construction.perspectra.graph_writer import graph_counts
-    from evaluation.perspectra.item_store import list_builds
+    from kg.queries.task_items import list_task_sets
 
-    with _store() as store:
+    with open_store() as store:
         _print_pairs("PERSPECTRA in the graph", list(graph_counts(store).items()))
-        for b in list_builds(store):
-            console.print(f"{b['task']}: {b['build']} ({b['items']} items, seed {b['seed']})")
+        for s in list_task_sets(store):
+            console.print(f"{s['task']}: {s['task_set']} ({s['items']} items, seed {s['seed']})")
 
 
 @app.command()
@@ -331,7 +297,7 @@ def wipe(yes: bool = typer.Option(False, "--yes", help="Confirm")) -> None:
 
     if not yes:
         fail("this deletes all PERSPECTRA data; pass --yes to confirm")
-    with _store() as store:
+    with open_store() as store:
         delete_perspectra(store)
         _print_pairs("PERSPECTRA in the graph", list(graph_counts(store).items()))
 

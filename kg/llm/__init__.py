@@ -58,7 +58,7 @@ from kg.llm.client import (
     ServerUnreachable,
     Usage,
 )
-from kg.llm.config import PROVIDER_BASE_URLS, LLMConfig, Price, Role
+from kg.llm.config import PROVIDER_BASE_URLS, LLMConfig, Price, Role, llm_config, load_prices
 from kg.llm.ledger import BudgetExceeded, CallRecord, Ledger
 from kg.llm.structured import StructuredOutputError, TruncatedReply, parse_reply
 
@@ -66,5 +66,5 @@ __all__ = [
     "PROVIDER_BASE_URLS", "BudgetExceeded", "CallRecord", "ContextLengthExceeded",
     "LLMCallError", "LLMClient", "LLMConfig", "LLMReply", "LLMRequest", "Ledger", "Price",
     "ResponseCache", "Role", "ServerUnreachable", "StructuredOutputError", "TruncatedReply",
-    "Usage", "cache_key", "parse_reply",
+    "Usage", "cache_key", "llm_config", "load_prices", "parse_reply",
 ]

@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 
 import openai
 
+from kg.errors import LLMError
+
 try:  # the HTTP library the installed openai release is built on
     import httpx2
 except ImportError:  # pragma: no cover - openai releases on plain httpx
@@ -50,7 +52,7 @@ _CONTEXT = re.compile(r"context[_ ]length|context window|maximum context|too man
                       re.IGNORECASE)
 
 
-class LLMCallError(RuntimeError):
+class LLMCallError(LLMError):
     """The server kept failing (after every retry) or refused the request."""
 
 

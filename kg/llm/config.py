@@ -6,13 +6,15 @@ config can be dumped into a run record or a log without leaking anything.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from kg.errors import InputError
 from kg.settings import default_cache_dir
 
 Role = Literal["responder", "judge", "builder"]
@@ -108,7 +110,7 @@ class LLMConfig(BaseModel):
         url = self.resolved_base_url
         if "127.0.0.1" in url or "localhost" in url or self.base_url:
             return "not-needed"
-        raise ValueError(
+        raise InputError(
             f"no API key: set the environment variable {self.api_key_env} "
             f"(model {self.model}, base URL {url})"
         )
@@ -121,3 +123,30 @@ class LLMConfig(BaseModel):
         d = self.model_dump(mode="json", exclude={"cache_path"})
         d["base_url"] = self.resolved_base_url
         return d
+
+
+def load_prices(path: Path) -> dict[str, Price]:
+    """A price table file: `{model: {input_per_mtok, output_per_mtok}}`."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return {k: Price(**v) for k, v in raw.items()}
+    except (OSError, ValueError, TypeError, AttributeError) as exc:
+        raise InputError(f"{path}: not a price table ({{model: {{input_per_mtok, "
+                         f"output_per_mtok}}}}): {exc}") from None
+
+
+def llm_config(model: str, *, role: Role, base_url: str | None = None,
+               api_key_env: str = "OPENAI_API_KEY", concurrency: int | None = None,
+               no_cache: bool = False, max_cost: float | None = None,
+               prices: Path | None = None, **options: Any) -> LLMConfig:
+    """The one way commands turn their options into a model config; options left at None keep
+    the config's defaults. Bad values are an `InputError` naming the role and the field."""
+    values = {k: v for k, v in {"concurrency": concurrency, "max_cost": max_cost,
+                                "base_url": base_url, **options}.items() if v is not None}
+    try:
+        return LLMConfig(model=model, role=role, api_key_env=api_key_env, cache=not no_cache,
+                         prices=load_prices(prices) if prices is not None else {}, **values)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "model"
+        raise InputError(f"{role} model setting {where}: {err['msg']}") from None

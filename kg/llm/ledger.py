@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from kg.errors import LLMError
 from kg.llm.config import Price
 
 
-class BudgetExceeded(RuntimeError):
+class BudgetExceeded(LLMError):
     """Raised before a call once the spent cost has reached `max_cost`."""
 
 

@@ -9,10 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from kg.errors import LLMError
+
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
-class StructuredOutputError(ValueError):
+class StructuredOutputError(LLMError, ValueError):
     """The reply could not be turned into the requested schema (even after one repair)."""
 
     def __init__(self, message: str, text: str = "") -> None:

@@ -208,9 +208,7 @@ def wait_ready(
 
 
 def _bolt_answers(settings: Settings) -> bool:
-    from kg.neo4j_driver import import_driver
-
-    neo4j = import_driver()
+    import neo4j
     errors = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.Neo4jError, OSError)
     password = settings.password_file.read_text().strip()
     try:

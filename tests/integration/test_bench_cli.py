@@ -136,6 +136,20 @@ def test_import_with_per_domain_palettes(kg, store, shared_data):
     assert cats.get("biology") is None  # no palette given for biology
 
 
+def test_bad_palette_is_an_error_for_import_and_build(kg, store, shared_data, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"c": {"relations": [{"name": "lower_case"}]}}', encoding="utf-8")
+    before = store.node_counts()
+    out = kg("import", "perspectivebench", str(shared_data / "perspectivebench" / "sample.jsonl"),
+             "--palette", str(bad), code=1)
+    assert "bad.json: c.relations[0].name 'lower_case'" in out.output
+    out = kg("build", "demo_bad_palette", "--chunks",
+             str(Path(__file__).resolve().parents[2] / "demo" / "build" / "chunks.json"),
+             "--palette", str(bad), code=1)
+    assert "bad.json: c.relations[0].name 'lower_case'" in out.output
+    assert store.node_counts() == before
+
+
 def test_check_only_validates_without_writing(kg, store):
     before = store.node_counts()
     out = kg("import", "perspectivebench", "--check", str(MALFORMED / "good.jsonl"))

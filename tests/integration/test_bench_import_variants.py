@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from construction.perspectivebench import ids
 from construction.perspectivebench.exporter import export_perspectivebench, question_lines
 from construction.perspectivebench.importer import import_perspectivebench
+from kg import ids
 
 pytestmark = pytest.mark.integration
 

@@ -9,13 +9,14 @@ from statistics import mean
 import networkx as nx
 import pytest
 
-from construction.graph_queries.concepts import find_concept, list_concepts, search_concepts
-from construction.graph_queries.paths import paths_between
-from construction.graph_queries.perspectives import group_perspectives, palette_map
-from construction.graph_queries.questions import annotate_perspectives, question_details
-from construction.graph_queries.stats import benchmark_stats
-from construction.perspectivebench import ids
 from construction.perspectivebench.importer import import_perspectivebench
+from kg import ids
+from kg.palette import parse_palette
+from kg.queries.concepts import find_concept, list_concepts, search_concepts
+from kg.queries.paths import paths_between
+from kg.queries.perspectives import group_perspectives
+from kg.queries.questions import annotate_perspectives, question_details
+from kg.queries.stats import benchmark_stats
 
 pytestmark = pytest.mark.integration
 
@@ -29,7 +30,7 @@ def sample(shared_data):
 def physics_palette(shared_data):
     doc = json.loads((shared_data / "perspectivebench" / "raw" / "pyhsic_init_palette.json")
                      .read_text(encoding="utf-8"))
-    return palette_map(doc)
+    return parse_palette(doc).category_map()
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +156,7 @@ def test_question_detail_with_perspectives(graph, physics_palette):
 
 def test_all_pairs_query_matches_networkx(graph):
     """The all-pairs route of benchmarks/bench_allpaths.py, on the imported physics sample."""
-    from construction.perspectivebench.paths import format_signature
+    from kg.paths import format_signature
 
     cypher = {s for r in graph.read("bench/all_paths", domain="physics") for s in r["signatures"]}
     g = nx.MultiDiGraph()

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from construction.build import context as context_mod
-from construction.build.chunks import ChunkInputError
-from construction.build.config import BuildConfig
-from construction.build.palette import PaletteError
-from construction.build.runner import build_domain
+from construction.pipeline import context as context_mod
+from construction.pipeline.chunks import ChunkInputError
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.runner import build_domain
+from kg.palette import PaletteError
 
 pytestmark = pytest.mark.integration
 
@@ -145,7 +145,7 @@ def test_cli_builds_a_stage_and_prints_the_summary(store):
 def test_every_build_query_plans_on_the_server(store):
     from kg import cypher_files
 
-    names = [n for n in cypher_files.all_names() if n.startswith("build/")]
+    names = [n for n in cypher_files.all_names() if n.startswith("pipeline/")]
     assert len(names) > 30
     for name in names:
         if "IN TRANSACTIONS" in cypher_files.load(name):

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from construction.build import text_units as tu
-from construction.build.config import BuildConfig
-from construction.build.llm_route import make_build_llm
-from construction.build.runner import build_domain
+from construction.pipeline import text_units as tu
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.llm_route import make_build_llm
+from construction.pipeline.runner import build_domain
 from kg.prompt_files import load_prompt
 
 pytestmark = pytest.mark.integration
@@ -105,7 +105,7 @@ def test_llm_build_rejects_invalid_replies_and_resumes(store, scripted):
                              RETURN r.provenance AS p LIMIT 1""")[0]
     prov = json.loads(edge["p"])
     assert prov["model"] == "test-model"
-    assert prov["prompt_hash"] == load_prompt("build/relations").hash
+    assert prov["prompt_hash"] == load_prompt("pipeline/relations").hash
     names = store.run_text("MATCH (c:Concept {domain: 'demo_llm'}) RETURN c.name AS n")
     assert all(n["n"] for n in names)
     bad_evidence = store.run_text("""

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from construction.build.config import BuildConfig
-from construction.build.question_text import question_problem
-from construction.build.runner import build_domain
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.question_text import question_problem
+from construction.pipeline.runner import build_domain
 
 pytestmark = pytest.mark.integration
 

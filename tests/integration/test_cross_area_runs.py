@@ -9,7 +9,7 @@ pytestmark = pytest.mark.integration
 
 
 def test_eval_listing_ignores_build_and_perspectra_runs(store):
-    store.query("build/run_start", uid="build-1", domain="d", models=["offline"], config="{}",
+    store.query("pipeline/run_start", uid="build-1", domain="d", models=["offline"], config="{}",
                 prompt_hashes=[], version="t", stages=["chunks"])
     store.query("perspectra/merge_run", uid="pp-1",
                 props={"kind": "perspectra", "roles": "not-a-map", "status": "done"},

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from construction.build.config import BuildConfig
-from construction.build.llm_route import make_build_llm
-from construction.build.runner import build_domain
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.llm_route import make_build_llm
+from construction.pipeline.runner import build_domain
 from evaluation.models import Setting
 from evaluation.runner import execute
 from evaluation.runs import get_run
@@ -104,11 +104,11 @@ def test_perspectra_task_eval(store, local_llm):
     ):
         result = runner.invoke(app, ["perspectra", *args], env=env)
         assert result.exit_code == 0, result.output
-    from evaluation.perspectra.item_store import list_builds, load_items
     from evaluation.perspectra.llm_eval import evaluate
+    from kg.queries.task_items import list_task_sets, load_items
 
     client = LLMClient(LLMConfig(model=LOCAL, cache=False, concurrency=1, max_tokens=48))
-    for b in list_builds(store):
+    for b in list_task_sets(store):
         items = load_items(store, b["build"])[:3]
         out = evaluate(store, client, items, b["task"], b["build"])
         assert out.asked == 3 and out.failed == 0, out.errors

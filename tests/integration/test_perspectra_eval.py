@@ -9,16 +9,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from construction.perspectra.tasks.builders import build_items
 from evaluation.perspectra.baseline_eval import run_baseline
-from evaluation.perspectra.corpus import load_corpus
-from evaluation.perspectra.item_store import list_builds, load_items, resolve_build
 from evaluation.perspectra.llm_eval import evaluate
 from evaluation.perspectra.report import run_rows, write_report
-from evaluation.perspectra.task_items import LETTERS
 from kg.cli.main import app
 from kg.embeddings import get_embedder
 from kg.llm import LLMClient
+from kg.queries.perspectra_corpus import load_corpus
+from kg.queries.task_items import list_task_sets, load_items, resolve_task_set
 from kg.store import _password
+from kg.task_items import LETTERS
 
 pytestmark = pytest.mark.integration
 
@@ -46,12 +47,12 @@ def builds(store, cli) -> dict[str, str]:
     assert "expansions │ 70" in " ".join(out.split())
     cli("build-tasks", "--n", str(N), "--seed", "7")
     cli("build-tasks", "--n", str(N), "--seed", "7")  # idempotent
-    return {b["task"]: b["build"] for b in list_builds(store)}
+    return {b["task"]: b["task_set"] for b in list_task_sets(store)}
 
 
 def test_builds_stored_with_provenance(store, builds) -> None:
     assert sorted(builds) == ["t1", "t2", "t3"]
-    assert {b["items"] for b in list_builds(store)} == {N}
+    assert {b["items"] for b in list_task_sets(store)} == {N}
     got = store.run_text(
         "MATCH (i:TaskItem {build: $b})-[inc:INCLUDES]->(e:Expansion)-[:EXPANDS]->(o:Opinion) "
         "RETURN i.index AS index, inc.pos AS pos, o.uid AS opinion, i.expansion_opinions AS eo "
@@ -140,7 +141,7 @@ def test_baselines_and_report(store, builds, tmp_path: Path) -> None:
     for task, build in builds.items():
         items = load_items(store, build)
         results[task] = run_baseline(store, task, build, items, corpus, emb.encode,
-                                     emb.model_name)
+                                     emb.model_name, make_items=build_items)
     assert results["t1"].spec.model == "baseline:agglomerative"
     assert 0.05 <= results["t1"].config["threshold"] <= 1.2
     assert results["t1"].config["dev_items"] > 0
@@ -161,6 +162,6 @@ def test_baselines_and_report(store, builds, tmp_path: Path) -> None:
 
 
 def test_resolve_build_errors(store, builds) -> None:
-    with pytest.raises(ValueError, match="no t1 build 'nope'"):
-        resolve_build(store, "t1", "nope")
-    assert resolve_build(store, "t1", None) == builds["t1"]
+    with pytest.raises(ValueError, match="no t1 task set 'nope'"):
+        resolve_task_set(store, "t1", "nope")
+    assert resolve_task_set(store, "t1", None) == builds["t1"]

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from construction.perspectra import uids
 from construction.perspectra.errors import PerspectraInputError
 from construction.perspectra.graph_writer import IncompleteWrite, graph_counts, write_import
 from construction.perspectra.models import ExpansionRow, TopicRow
 from construction.perspectra.release_import import release_rows
 from construction.perspectra.rows import ImportRows
+from kg import ids as uids
 
 pytestmark = pytest.mark.integration
 

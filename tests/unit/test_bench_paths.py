@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from construction.perspectivebench.paths import (
+from kg.paths import (
     PathSyntaxError,
     base_key,
     format_signature,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from construction.perspectivebench import ids
 from construction.perspectivebench.plan import build_plan, planned_uids, render_pool_entry
 from construction.perspectivebench.validation import validate_files
+from kg import ids
 
 GOOD = Path(__file__).resolve().parents[1] / "data" / "malformed" / "good.jsonl"
 

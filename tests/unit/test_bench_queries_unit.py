@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import json
 
-from construction.graph_queries.concepts import lucene_escape
-from construction.graph_queries.perspectives import palette_map
-from construction.graph_queries.stats import StatsRow, _total
-from construction.perspectivebench import ids
+import pytest
+
+from kg import ids
+from kg.palette import PaletteError, parse_palette
+from kg.queries.concepts import lucene_escape
+from kg.queries.stats import StatsRow, _total
 
 
-def test_palette_map_reads_the_published_format(shared_data):
+def test_category_map_reads_the_published_format(shared_data):
     doc = json.loads((shared_data / "perspectivebench" / "raw" / "pyhsic_init_palette.json")
                      .read_text(encoding="utf-8"))
-    m = palette_map(doc)
+    m = parse_palette(doc).category_map()
     assert m["CAUSES"] == "causal_relations"
     assert m["PRECEDES"] == "temporal_procedural_relations"
-    assert palette_map(doc["relation_palette_hypothesis"]) == m
-    assert palette_map(json.dumps(doc)) == m
+    assert parse_palette(doc["relation_palette_hypothesis"]).category_map() == m
+    assert parse_palette(json.dumps(doc)).category_map() == m
 
 
-def test_palette_map_ignores_junk():
-    assert palette_map([1, 2]) == {}
-    assert palette_map({"c": {"relations": [{"name": 3}, "x", {"name": "OK"}]}}) == {"OK": "c"}
+@pytest.mark.parametrize("junk", [[1, 2], {"c": {"relations": [{"name": 3}, "x"]}}, "{nope"])
+def test_junk_palette_is_an_error(junk):
+    # One parser for build, import and queries: junk is never silently read as "no palette".
+    with pytest.raises(PaletteError, match="p.json"):
+        parse_palette(junk, "p.json")
 
 
 def test_lucene_special_characters_are_escaped():

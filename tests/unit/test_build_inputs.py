@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from construction.build.chunks import ChunkInputError, read_chunks, split_text
-from construction.build.config import BuildConfig
-from construction.build.palette import PaletteError, load_palette, parse_palette
+from construction.pipeline.chunks import ChunkInputError, read_chunks, split_text
+from construction.pipeline.config import BuildConfig
+from kg.palette import PaletteError, load_palette, parse_palette
 
 SAMPLES = Path(__file__).resolve().parents[2] / "demo" / "build"
 

@@ -6,17 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from construction.build.clustering import ctfidf_topic_words
-from construction.build.concepts import offline_name, offline_summary
-from construction.build.config import BuildConfig
-from construction.build.context import StageReport
-from construction.build.embeddings import duplicate_pairs
-from construction.build.evidence import EvidenceReply, offline_pick, quoted_facts
-from construction.build.llm_route import RejectedReply, _json_part
-from construction.build.pairs import kept_pairs, score_matrices
-from construction.build.palette import parse_palette
-from construction.build.paths import signature, theme_of
-from construction.build.relations import RelationItem, offline_choices, validate_relation
+from construction.pipeline.clustering import ctfidf_topic_words
+from construction.pipeline.concepts import offline_name, offline_summary
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.context import StageReport
+from construction.pipeline.embeddings import duplicate_pairs
+from construction.pipeline.evidence import EvidenceReply, offline_pick, quoted_facts
+from construction.pipeline.llm_route import RejectedReply, _json_part
+from construction.pipeline.pairs import kept_pairs, score_matrices
+from construction.pipeline.paths import signature, theme_of
+from construction.pipeline.relations import RelationItem, offline_choices, validate_relation
+from kg.palette import parse_palette
 
 
 def _unit(v):
@@ -150,7 +150,7 @@ def test_names_themes_signatures():
 
 
 def test_hdbscan_finds_blobs_keeps_outliers_and_soft_memberships(caplog):
-    from construction.build.clustering import cluster_vectors
+    from construction.pipeline.clustering import cluster_vectors
 
     rng = np.random.default_rng(0)
     centers = _unit(rng.normal(size=(3, 16)))

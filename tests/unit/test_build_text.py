@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from construction.build import text_units as tu
-from construction.build.facts import FactItem, FactsReply, offline_facts, validate_reply
-from construction.build.llm_route import RejectedReply
-from construction.build.question_text import (
+from construction.pipeline import text_units as tu
+from construction.pipeline.facts import FactItem, FactsReply, offline_facts, validate_reply
+from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.question_text import (
     family_of,
     label_words_in,
     offline_question,

@@ -18,10 +18,22 @@ def test_mapping_keys_are_sorted_and_unencodable_fields_fail():
 
 
 def test_every_area_uses_the_same_scheme():
-    from construction.perspectivebench.ids import concept_uid
-    from construction.perspectra.uids import comment_uid
-    from evaluation.ids import answer_uid
+    from kg.ids import answer_uid, comment_uid, concept_uid
 
     assert concept_uid("d", "topic_1") == content_uid("d", "topic_1")
     assert comment_uid("text") == content_uid("text")
     assert answer_uid("run", "q") == content_uid("answer", "run", "q")
+
+
+def test_named_uids_keep_the_values_the_stages_wrote_inline():
+    # Before kg.ids named them, the build stages computed these with content_uid directly.
+    from kg import ids
+
+    assert ids.entity_uid("d", "Heat") == content_uid("d", "heat")
+    assert ids.chunk_uid("d", "a.txt", "text") == content_uid("d", "a.txt", "text")
+    assert ids.perspective_uid("d", ["a", "b"], "label", ["X"]) == content_uid(
+        "d", "perspective", "a", "b", "label", "X")
+    assert ids.build_step_uid("d", "facts", "c1") == content_uid("d", "facts", "c1")
+    assert ids.build_run_uid("d", 7) == content_uid("build", "d", 7)
+    assert ids.task_item_uid("set", 3) == content_uid("TaskItem", "set", 3)
+    assert ids.task_answer_uid("run", "item") == content_uid("Answer", "run", "item")

@@ -16,8 +16,8 @@ from evaluation.perspectra.baselines import (
     t3_baseline,
     tune_threshold,
 )
-from evaluation.perspectra.corpus import CExpansion, COpinion, Corpus, CTopic
-from evaluation.perspectra.task_items import TaskItem
+from kg.queries.perspectra_corpus import CExpansion, COpinion, Corpus, CTopic
+from kg.task_items import TaskItem
 
 
 def _unit(*xs: float) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from construction.perspectra.expansion import clean_expansion, render
 from evaluation.perspectra.reply_parsers import parse_count, parse_letter, parse_stance
 from evaluation.perspectra.scoring import render_item, task_prompt
-from evaluation.perspectra.task_items import TaskItem
+from kg.task_items import TaskItem
 
 
 def _item(task: str, **kw) -> TaskItem:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from construction.perspectra import uids
 from construction.perspectra.errors import PerspectraInputError
 from construction.perspectra.kialo_import import kialo_rows
 from construction.perspectra.reddit_import import reddit_rows
 from construction.perspectra.release_import import RELEASE_GENERATOR, release_rows
+from kg import ids as uids
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "demo" / "perspectra"

@@ -1,0 +1,153 @@
+"""Stage 1: chunks. A JSON list of `{id, subject, source, text}` (the published raw format) or
+plain text files split into overlapping chunks. Chunk nodes keep their source and order."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from kg.errors import InputError
+from kg.ids import chunk_uid
+
+
+class ChunkInputError(InputError):
+    pass
+
+
+class RawChunk(BaseModel):
+    """One element of a published `*_chunks.json` file."""
+
+    id: int | str
+    subject: str = ""
+    source: str
+    text: str
+
+
+class Chunk(BaseModel):
+    uid: str
+    domain: str
+    source: str
+    ordinal: int
+    subject: str
+    text: str
+    external_id: str
+
+
+def _line_of(text: str, index: int) -> int:
+    """1-based line where the `index`-th element of a top-level JSON list starts."""
+    depth, count = 0, -1
+    in_str = esc = False
+    for pos, ch in enumerate(text):
+        if in_str:
+            esc = (ch == "\\") and not esc
+            if ch == '"' and not esc:
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch in "[{":
+            if depth == 1:
+                count += 1
+                if count == index:
+                    return text.count("\n", 0, pos) + 1
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+    return 1
+
+
+def read_chunk_json(path: Path, domain: str) -> list[Chunk]:
+    """Validate the whole file first so a bad element leaves nothing written."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChunkInputError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(data, list):
+        raise ChunkInputError(f"{path}: line 1: expected a JSON list of chunks")
+    out: list[Chunk] = []
+    seen: set[str] = set()
+    for i, item in enumerate(data):
+        try:
+            raw = RawChunk.model_validate(item)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or "(element)"
+            raise ChunkInputError(
+                f"{path}: line {_line_of(text, i)}: chunk [{i}] field {field}: {err['msg']}"
+            ) from None
+        if not raw.text.strip():
+            raise ChunkInputError(
+                f"{path}: line {_line_of(text, i)}: chunk [{i}] field text: empty"
+            )
+        ext = str(raw.id)
+        if ext in seen:
+            raise ChunkInputError(
+                f"{path}: line {_line_of(text, i)}: chunk [{i}] field id: duplicate id {ext!r}"
+            )
+        seen.add(ext)
+        out.append(Chunk(
+            uid=chunk_uid(domain, raw.source, raw.text), domain=domain, source=raw.source,
+            ordinal=i, subject=raw.subject or domain, text=raw.text.strip(), external_id=ext,
+        ))
+    return out
+
+
+def split_text(text: str, size: int, overlap: int) -> list[str]:
+    """Overlapping windows of about `size` characters, cut at sentence or word boundaries."""
+    if overlap >= size:
+        raise ChunkInputError(f"chunk overlap {overlap} must be smaller than chunk size {size}")
+    text = re.sub(r"\s+", " ", text).strip()
+    pieces: list[str] = []
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            cut = max(text.rfind(". ", start, end), text.rfind("? ", start, end))
+            if cut > start + size // 2:
+                end = cut + 1
+            else:
+                space = text.rfind(" ", start, end)
+                end = space if space > start else end
+        pieces.append(text[start:end].strip())
+        if end >= len(text):
+            break
+        nxt = max(end - overlap, start + 1)
+        # Start the overlap on a word boundary.
+        space = text.find(" ", nxt)
+        start = space + 1 if 0 <= space < end else nxt
+    return [p for p in pieces if p]
+
+
+def read_text_files(paths: list[Path], domain: str, size: int, overlap: int) -> list[Chunk]:
+    out: list[Chunk] = []
+    for path in paths:
+        try:
+            body = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ChunkInputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        for piece in split_text(body, size, overlap):
+            ordinal = len(out)
+            out.append(Chunk(
+                uid=chunk_uid(domain, path.name, piece), domain=domain, source=path.name,
+                ordinal=ordinal, subject=domain, text=piece, external_id=f"{path.name}#{ordinal}",
+            ))
+    return out
+
+
+def read_chunks(paths: list[Path], domain: str, size: int = 1000,
+                overlap: int = 150) -> list[Chunk]:
+    """`.json` files in the published format, anything else as plain text."""
+    out: list[Chunk] = []
+    for path in paths:
+        if not path.is_file():
+            raise ChunkInputError(f"{path}: no such file")
+        part = (read_chunk_json(path, domain) if path.suffix.lower() == ".json"
+                else read_text_files([path], domain, size, overlap))
+        # Keep one order across several files.
+        base = len(out)
+        out.extend(c.model_copy(update={"ordinal": base + c.ordinal}) for c in part)
+    return out

@@ -1,0 +1,108 @@
+"""Stage 4b: concept summaries. Each concept gets a short name and a one-sentence representative
+summary that synthesizes its facts without adding information. LLM route:
+`prompts/pipeline/summary.md`; offline: the most central fact plus the topic words."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.llm_route import RejectedReply
+
+STAGE = "concepts"
+
+
+class SummaryReply(BaseModel):
+    name: str = Field(min_length=1, description="2-6 word name of the shared focus")
+    summary: str = Field(min_length=1, description="one sentence synthesizing the facts")
+
+
+def offline_name(topic_words: list[str], taken: set[str],
+                 entities: list[dict] | None = None) -> str:
+    """The concept's most mentioned multi-word entity that shares a top topic word, else the
+    best two-word topic phrase, else the top word; unique in the domain."""
+    words = [w for w in topic_words if w]
+    top = {t for w in words[:5] for t in w.split()}
+    named = sorted(
+        (e for e in entities or [] if e["n"] >= 2 and set(e["name"].lower().split()) & top),
+        key=lambda e: (-e["n"] * (1 + 0.5 * (len(e["name"].split()) - 1)), e["name"]))
+    phrases = ([e["name"].lower() for e in named] + [w for w in words[:5] if " " in w]
+               + words)
+    for cand in phrases or ["concept"]:
+        name = cand.title()
+        if name.lower() not in taken:
+            return name
+    base = (phrases or ["concept"])[0].title()
+    extra = next((w.title() for w in words if w.title() not in base), "")
+    name = f"{base} {extra}".strip()
+    n = 2
+    while name.lower() in taken:
+        name, n = f"{base} {n}", n + 1
+    return name
+
+
+def offline_summary(central: str, topic_words: list[str]) -> str:
+    return f"{central} (Topic words: {', '.join(topic_words[:5])}.)"
+
+
+def row(uid: str, name: str, summary: str, topic_words: list[str], provenance: str) -> dict:
+    return {"uid": uid, "name": name, "summary": summary, "provenance": provenance,
+            "text": f"{name}. {summary} {' '.join(topic_words)}"}
+
+
+def run(ctx: BuildContext) -> StageReport:
+    with ctx.stage(STAGE) as rep:
+        concepts = ctx.store.query("pipeline/concepts_with_evidence", domain=ctx.domain,
+                                   limit=ctx.config.key_evidence)
+        todo = ctx.pending(STAGE, rep, concepts)
+        pending = {c["uid"] for c in todo}
+        taken = {c["name"].lower() for c in concepts if c["uid"] not in pending and c["name"]}
+        if ctx.llm:
+            _run_llm(ctx, rep, todo, taken)
+            return rep
+        prov = ctx.provenance(STAGE, source="offline: central fact + topic words")
+        rows = []
+        bar = ctx.bar("concepts", len(todo))
+        for c in todo:
+            central = next((t for t, u in zip(c["facts"], c["fact_uids"], strict=True)
+                            if u == c["central_fact"]), c["facts"][0] if c["facts"] else "")
+            name = offline_name(c["topic_words"], taken, c["entities"])
+            taken.add(name.lower())
+            rows.append(row(c["uid"], name, offline_summary(central, c["topic_words"]),
+                            c["topic_words"], prov))
+            bar.advance()
+        bar.close()
+        ctx.write_items(STAGE, [("pipeline/write_concept_summaries", {"rows": rows})],
+                        [r["uid"] for r in rows])
+        rep.written = len(rows)
+        return rep
+
+
+def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict], taken: set[str]) -> None:
+    assert ctx.llm is not None
+    llm = ctx.llm
+    prov = ctx.provenance(STAGE, prompt_hash=llm.prompt_hash("summary"))
+    bar = ctx.bar("concepts", len(todo))
+
+    async def one(c: dict) -> None:
+        facts = "\n".join(f"- {t}" for t in c["facts"])
+        try:
+            reply = await llm.ask("summary", SummaryReply, facts=facts,
+                                  topic_words=", ".join(c["topic_words"]))
+            name = " ".join(reply.name.split())
+            if len(name.split()) > 8:
+                raise RejectedReply("invalid_reply", "name longer than 8 words")
+            if name.lower() in taken:
+                name = offline_name([name.lower(), *c["topic_words"]], taken)
+        except RejectedReply as exc:
+            rep.reject(exc.reason)
+            bar.advance()
+            return
+        taken.add(name.lower())
+        r = row(c["uid"], name, " ".join(reply.summary.split()), c["topic_words"], prov)
+        ctx.write_items(STAGE, [("pipeline/write_concept_summaries", {"rows": [r]})], [c["uid"]])
+        rep.written += 1
+        bar.advance()
+
+    llm.map(todo, one, ctx.config.concurrency)
+    bar.close()

@@ -1,0 +1,141 @@
+"""Stage 2: facts. Per chunk the 3-7 most important self-contained single-fact sentences, each
+with its key entities. LLM route: `prompts/pipeline/facts.md` with the `FactsReply` schema. Offline
+route: sentence segmentation, pronoun check, corpus keyphrases as entities."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from construction.pipeline import text_units as tu
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.llm_route import RejectedReply
+from kg.ids import entity_uid, fact_uid
+
+STAGE = "facts"
+
+
+class FactItem(BaseModel):
+    sentence: str = Field(min_length=1)
+    entities: list[str] = Field(min_length=1)
+
+
+class FactsReply(BaseModel):
+    facts: list[FactItem] = Field(min_length=1)
+
+
+def fact_row(ctx: BuildContext, chunk_uid: str, text: str, entities: list[str],
+             provenance: str) -> dict:
+    ents = []
+    for name in dict.fromkeys(e.strip() for e in entities if e.strip()):
+        ents.append({"uid": entity_uid(ctx.domain, name), "name": name})
+    return {"uid": fact_uid(ctx.domain, text), "chunk": chunk_uid, "domain": ctx.domain,
+            "text": text, "entities": ents, "provenance": provenance}
+
+
+def offline_facts(text: str, df: Counter[str], n_sentences: int, min_facts: int,
+                  max_facts: int, max_entities: int) -> tuple[list[tuple[str, list[str]]], int]:
+    """(facts with entities, sentences dropped). Importance = summed rarity of recurring
+    keyphrases per sqrt(length); facts keep their order in the chunk."""
+    kept: list[tuple[int, float, str, list[str]]] = []
+    dropped = 0
+    for i, sent in enumerate(tu.sentences(text)):
+        ents = tu.key_entities(sent, df, n_sentences, max_entities)
+        if not tu.is_complete(sent):
+            dropped += 1
+            continue
+        if tu.bare_pronoun(sent):
+            # Offline there is no coreference model: a sentence whose subject is a bare
+            # pronoun is not self-contained, so it is dropped (and counted), never garbled.
+            dropped += 1
+            continue
+        score = sum(math.log(1 + n_sentences / df[e]) for e in ents if df[e] > 0)
+        kept.append((i, score / math.sqrt(len(sent.split())), sent, ents))
+    best = sorted(kept, key=lambda k: -k[1])[:max_facts]
+    dropped += len(kept) - len(best)
+    return [(s, e) for _, _, s, e in sorted(best)], dropped
+
+
+def run(ctx: BuildContext) -> StageReport:
+    with ctx.stage(STAGE) as rep:
+        chunks = ctx.store.query("pipeline/chunks_of_domain", domain=ctx.domain)
+        todo = ctx.pending(STAGE, rep, chunks)
+        if ctx.llm:
+            _run_llm(ctx, rep, todo)
+        else:
+            _run_offline(ctx, rep, chunks, todo)
+        return rep
+
+
+def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict],
+                 todo: list[dict]) -> None:
+    cfg = ctx.config
+    all_sents = [s for c in chunks for s in tu.sentences(c["text"])]
+    df = tu.phrase_frequencies(all_sents)
+    prov = ctx.provenance(STAGE, source="offline: sentence segmentation + corpus keyphrases")
+    bar = ctx.bar("facts", len(todo))
+    batch: list[dict] = []
+    batch_items: list[str] = []
+    for c in todo:
+        facts, dropped = offline_facts(c["text"], df, len(all_sents), cfg.min_facts,
+                                       cfg.max_facts, cfg.max_entities)
+        rep.skipped += dropped
+        if len(facts) < cfg.min_facts:
+            rep.counts["chunks_below_min_facts"] = rep.counts.get("chunks_below_min_facts", 0) + 1
+        batch.extend(fact_row(ctx, c["uid"], s, e, prov) for s, e in facts)
+        batch_items.append(c["uid"])
+        if len(batch_items) >= 20:
+            _flush(ctx, rep, batch, batch_items)
+            bar.advance(len(batch_items))
+            batch, batch_items = [], []
+    if batch_items:
+        _flush(ctx, rep, batch, batch_items)
+        bar.advance(len(batch_items))
+    bar.close()
+    if rep.skipped:
+        rep.note(f"{rep.skipped} sentences not kept (cut at a chunk edge, unresolved pronoun, "
+                 f"too short/long, or below the top {cfg.max_facts} of their chunk)")
+
+
+def _flush(ctx: BuildContext, rep: StageReport, rows: list[dict], items: list[str]) -> None:
+    ctx.write_items(STAGE, [("pipeline/write_facts", {"rows": rows})], items)
+    rep.written += len(rows)
+
+
+def validate_reply(reply: FactsReply, max_facts: int) -> list[tuple[str, list[str]]]:
+    """Single sentences with entities; more than `max_facts` is a reply we do not trust."""
+    if len(reply.facts) > max_facts:
+        raise RejectedReply("too_many_facts", f"{len(reply.facts)} > {max_facts}")
+    out = []
+    for item in reply.facts:
+        sent = " ".join(item.sentence.split())
+        ents = [e.strip() for e in item.entities if e.strip()]
+        if not ents:
+            raise RejectedReply("missing_field", "a fact without entities")
+        out.append((sent, ents))
+    return out
+
+
+def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
+    assert ctx.llm is not None
+    llm = ctx.llm
+    phash = llm.prompt_hash("facts")
+    prov = ctx.provenance(STAGE, prompt_hash=phash)
+    bar = ctx.bar("facts", len(todo))
+
+    async def one(c: dict) -> None:
+        try:
+            reply = await llm.ask("facts", FactsReply, chunk=c["text"],
+                                  min_facts=ctx.config.min_facts, max_facts=ctx.config.max_facts)
+            facts = validate_reply(reply, ctx.config.max_facts)
+        except RejectedReply as exc:
+            rep.reject(exc.reason)
+            bar.advance()
+            return
+        _flush(ctx, rep, [fact_row(ctx, c["uid"], s, e, prov) for s, e in facts], [c["uid"]])
+        bar.advance()
+
+    llm.map(todo, one, ctx.config.concurrency)
+    bar.close()

@@ -1,0 +1,133 @@
+"""Stage 8: questions. One question per perspective that hints at its focus in general
+conceptual words, never naming relation labels (or synonyms) or using the reasons, anchored on
+the concepts by name. Targets = the perspective's paths, distractors = the other valid paths of
+its concept sequence (>= 1 of each). LLM route: `prompts/pipeline/question.md`; offline route:
+templates per relation-category family (`question_text.py`)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.question_text import offline_question, question_problem
+from kg.ids import question_uid
+
+STAGE = "questions"
+
+
+class QuestionReply(BaseModel):
+    question: str = Field(min_length=1)
+    theme: str = Field(min_length=1, description="1-3 word name of the perspective")
+
+
+def valid_paths(v: dict) -> list[dict]:
+    """Targets then distractors, named path_N by their position (the published layout)."""
+    rows = [{"uid": p["uid"], "target": True} for p in v["targets"]]
+    rows += [{"uid": p["uid"], "target": False} for p in v["distractors"]]
+    return [{**r, "pos": i, "name": f"path_{i}"} for i, r in enumerate(rows)]
+
+
+def pool(ctx: BuildContext, keys: list[str]) -> list[dict]:
+    """`topic_N_source` / `topic_N_target` for a pair, `_source` along a longer chain."""
+    from kg.ids import concept_uid
+
+    out = []
+    for i, k in enumerate(keys):
+        suffix = "target" if len(keys) == 2 and i == 1 else "source"
+        out.append({"uid": concept_uid(ctx.domain, k), "key": f"{k}_{suffix}", "pos": i})
+    return out
+
+
+def labels_of(v: dict) -> list[str]:
+    return sorted({lab for p in v["targets"] + v["distractors"] for lab in p["labels"]})
+
+
+def question_row(ctx: BuildContext, v: dict, qid: int, text: str, theme: str,
+                 provenance: str) -> dict:
+    return {"uid": question_uid(ctx.domain, qid), "id": qid, "domain": ctx.domain,
+            "theme": theme, "text": text, "perspective": v["uid"],
+            "hop": max(p["hops"] for p in v["targets"]), "provenance": provenance,
+            "valid": valid_paths(v), "pool": pool(ctx, v["concept_keys"])}
+
+
+def run(ctx: BuildContext) -> StageReport:
+    with ctx.stage(STAGE) as rep:
+        views = ctx.store.query("pipeline/perspectives_for_questions", domain=ctx.domain)
+        todo = ctx.pending(STAGE, rep, views)
+        usable = [v for v in todo if v["targets"] and v["distractors"]]
+        rep.skipped += len(todo) - len(usable)
+        max_id = ctx.store.query("pipeline/max_question_id", domain=ctx.domain)[0]["max_id"]
+        next_id = -1 if max_id is None else int(max_id)
+        ids = {}
+        for v in usable:
+            if v["question_id"] is not None:
+                ids[v["uid"]] = v["question_id"]
+            else:
+                next_id += 1
+                ids[v["uid"]] = next_id
+        if ctx.llm:
+            _run_llm(ctx, rep, usable, ids)
+            return rep
+        prov = ctx.provenance(STAGE, source="offline: templates per relation category")
+        rows, items, siblings = [], [], {}
+        bar = ctx.bar("questions", len(usable))
+        for v in usable:
+            bar.advance()
+            seq = tuple(v["concept_keys"])
+            variant = siblings[seq] = siblings.get(seq, -1) + 1
+            text = offline_question(v["names"], v["categories"] or v["focus"], v["theme"],
+                                    labels_of(v), variant)
+            if text is None:
+                rep.counts["no_clean_template"] = rep.counts.get("no_clean_template", 0) + 1
+                rep.skipped += 1
+                items.append(v["uid"])  # done: nothing a rerun could do differently
+                continue
+            rows.append(question_row(ctx, v, ids[v["uid"]], text, v["theme"], prov))
+            items.append(v["uid"])
+        bar.close()
+        for start in range(0, len(items), 200):
+            part = set(items[start : start + 200])
+            ctx.write_items(STAGE, [("pipeline/write_questions",
+                                     {"rows": [r for r in rows if r["perspective"] in part]})],
+                            part)
+        rep.written = len(rows)
+        if rep.skipped:
+            rep.note(f"{rep.skipped} perspectives without a question (no target/distractor "
+                     f"split or no template free of relation words)")
+        return rep
+
+
+def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict], ids: dict) -> None:
+    assert ctx.llm is not None
+    llm = ctx.llm
+    prov = ctx.provenance(STAGE, prompt_hash=llm.prompt_hash("question"))
+    bar = ctx.bar("questions", len(todo))
+
+    async def one(v: dict) -> None:
+        concepts = "\n".join(
+            f"- {k} = {n}: {s}"
+            for k, n, s in zip(v["concept_keys"], v["names"], v["summaries"], strict=True))
+        labels = labels_of(v)
+        try:
+            reply = await llm.ask(
+                "question", QuestionReply, concepts=concepts, theme=v["theme"],
+                targets="\n".join(f"- {p['signature']}" for p in v["targets"]),
+                distractors="\n".join(f"- {p['signature']}" for p in v["distractors"]),
+                labels=", ".join(labels))
+            text = " ".join(reply.question.split())
+            # The model sees keys in signatures; the question must use names instead.
+            problem = question_problem(text, v["names"], labels)
+            if problem:
+                raise RejectedReply(problem, text[:120])
+        except RejectedReply as exc:
+            rep.reject(exc.reason)
+            bar.advance()
+            return
+        row = question_row(ctx, v, ids[v["uid"]], text, reply.theme.strip() or v["theme"], prov)
+        ctx.write_items(STAGE, [("pipeline/write_questions", {"rows": [row]})], [v["uid"]])
+        rep.written += 1
+        bar.advance()
+
+    llm.map(todo, one, ctx.config.concurrency)
+    bar.close()

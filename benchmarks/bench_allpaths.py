@@ -89,13 +89,28 @@ def main() -> None:
     with Store() as store:
         store.ensure_schema()
         delete_domain(store)
-        write_rows(store, "synthetic_concepts", [
-            {"uid": ids.concept_uid(DOMAIN, f"c{i}"), "domain": DOMAIN, "key": f"c{i}"}
-            for i in range(args.concepts)])
-        write_rows(store, "synthetic_edges", [
-            {"uid": ids.relates_uid(DOMAIN, a, label, b), "label": label, "domain": DOMAIN,
-             "from": ids.concept_uid(DOMAIN, a), "to": ids.concept_uid(DOMAIN, b)}
-            for a, label, b in edges])
+        write_rows(
+            store,
+            "synthetic_concepts",
+            [
+                {"uid": ids.concept_uid(DOMAIN, f"c{i}"), "domain": DOMAIN, "key": f"c{i}"}
+                for i in range(args.concepts)
+            ],
+        )
+        write_rows(
+            store,
+            "synthetic_edges",
+            [
+                {
+                    "uid": ids.relates_uid(DOMAIN, a, label, b),
+                    "label": label,
+                    "domain": DOMAIN,
+                    "from": ids.concept_uid(DOMAIN, a),
+                    "to": ids.concept_uid(DOMAIN, b),
+                }
+                for a, label, b in edges
+            ],
+        )
         try:
             cypher_route(store)  # warm the plan and page cache
             t_cypher, cy = timed(lambda: cypher_route(store), args.repeat)
@@ -103,8 +118,10 @@ def main() -> None:
             delete_domain(store)
     t_nx, nxp = timed(lambda: networkx_route(edges), args.repeat)
     print(f"graph: {args.concepts} concepts, {len(edges)} labeled edges (seed {args.seed})")
-    print(f"paths of 1-3 hops between every pair: {len(cy):,} (Cypher) / {len(nxp):,} (networkx);"
-          f" identical sets: {cy == nxp}")
+    print(
+        f"paths of 1-3 hops between every pair: {len(cy):,} (Cypher) / {len(nxp):,} (networkx);"
+        f" identical sets: {cy == nxp}"
+    )
     print(f"Cypher (query + transfer to Python): {t_cypher:.2f} s (median of {args.repeat})")
     print(f"networkx all_simple_edge_paths:      {t_nx:.2f} s (median of {args.repeat})")
     print(f"ratio networkx / Cypher: {t_nx / t_cypher:.2f} (>= 1 means Cypher is at least as fast)")

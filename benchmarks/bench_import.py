@@ -42,8 +42,11 @@ def naive_import(store: Store, path: Path) -> int:
     """The baseline: same validation and queries, but one transaction per question."""
     result = validate_files([path])
     for item in result.questions:
-        store.transaction(lambda tx, item=item: write_plan(
-            tx, plan_in_tx(tx, [item], source="naive", palette=None)))
+        store.transaction(
+            lambda tx, item=item: write_plan(
+                tx, plan_in_tx(tx, [item], source="naive", palette=None)
+            )
+        )
     return len(result.questions)
 
 
@@ -75,10 +78,14 @@ def main() -> None:
 
     q = report.questions_written
     print(f"questions: {q} (file {data.name}, replicated from {args.sample.name})")
-    print(f"batched importer (one transaction, UNWIND batches): {batched:.2f} s, "
-          f"{q / batched:,.0f} questions/s")
-    print(f"naive importer (one transaction per question):      {naive:.2f} s, "
-          f"{n / naive:,.0f} questions/s")
+    print(
+        f"batched importer (one transaction, UNWIND batches): {batched:.2f} s, "
+        f"{q / batched:,.0f} questions/s"
+    )
+    print(
+        f"naive importer (one transaction per question):      {naive:.2f} s, "
+        f"{n / naive:,.0f} questions/s"
+    )
     print(f"speed-up batched vs naive: {naive / batched:.1f}x; same node counts: {same}")
     print(f"target: 1,000 questions in <= 10 s -> {'met' if batched <= 10 else 'NOT met'}")
     sys.exit(0 if same else 1)

@@ -23,8 +23,12 @@ from kg.store import Store
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 SAMPLE = SHARED / "perspectivebench" / "sample.jsonl"
-PAIRS = [("physics", "topic_3", "topic_13"), ("physics", "topic_17", "topic_6"),
-         ("biology", "topic_7", "topic_23"), ("world_history", "topic_21", "topic_18")]
+PAIRS = [
+    ("physics", "topic_3", "topic_13"),
+    ("physics", "topic_17", "topic_6"),
+    ("biology", "topic_7", "topic_23"),
+    ("world_history", "topic_21", "topic_18"),
+]
 
 
 def main() -> None:
@@ -37,6 +41,7 @@ def main() -> None:
         store.ensure_schema()
         import_perspectivebench(store, [SAMPLE])
         for domain, a, b in PAIRS:
+
             def once(domain=domain, a=a, b=b) -> int:
                 start = find_concept(store, a, domain=domain).chosen
                 end = find_concept(store, b, domain=domain).chosen
@@ -51,20 +56,34 @@ def main() -> None:
                 t0 = time.perf_counter()
                 once()
                 times.append(time.perf_counter() - t0)
-            print(f"{domain} {a} -> {b}: {n} paths; in-process median "
-                  f"{1000 * statistics.median(times):.1f} ms (p90 "
-                  f"{1000 * sorted(times)[int(0.9 * len(times))]:.1f} ms, {args.runs} runs)")
+            print(
+                f"{domain} {a} -> {b}: {n} paths; in-process median "
+                f"{1000 * statistics.median(times):.1f} ms (p90 "
+                f"{1000 * sorted(times)[int(0.9 * len(times))]:.1f} ms, {args.runs} runs)"
+            )
     domain, a, b = PAIRS[1]
-    cmd = [sys.executable, "-m", "kg.cli.main", "paths", a, b, "--domain", domain, "--format",
-           "json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kg.cli.main",
+        "paths",
+        a,
+        b,
+        "--domain",
+        domain,
+        "--format",
+        "json",
+    ]
     cli = []
     for _ in range(args.cli_runs):
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True)
         cli.append(time.perf_counter() - t0)
-    print(f"whole CLI call `kg paths {a} {b} --domain {domain}`: median "
-          f"{1000 * statistics.median(cli):.0f} ms ({args.cli_runs} runs, includes Python start-up"
-          " and driver connect)")
+    print(
+        f"whole CLI call `kg paths {a} {b} --domain {domain}`: median "
+        f"{1000 * statistics.median(cli):.0f} ms ({args.cli_runs} runs, includes Python start-up"
+        " and driver connect)"
+    )
     print("target: in-process median <= 100 ms")
 
 

@@ -22,8 +22,11 @@ import time
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "perspectivebench" / "raw"
-PALETTES = {"physics": "pyhsic_init_palette.json", "biology": "biology_init_palette.json",
-            "history": "history_init_palette.json"}
+PALETTES = {
+    "physics": "pyhsic_init_palette.json",
+    "biology": "biology_init_palette.json",
+    "history": "history_init_palette.json",
+}
 BUDGET_S, BUDGET_GB = 120.0, 3.0
 
 
@@ -38,31 +41,59 @@ def child(domain: str) -> None:
     with Store() as store:
         run_auto_commit(store, "delete_build_of_domain", domain=name)
         start = time.perf_counter()
-        result = build_domain(store, BuildConfig(domain=name),
-                              chunk_paths=[DATA / f"{domain}_chunks.json"],
-                              palette_path=DATA / PALETTES[domain])
+        result = build_domain(
+            store,
+            BuildConfig(domain=name),
+            chunk_paths=[DATA / f"{domain}_chunks.json"],
+            palette_path=DATA / PALETTES[domain],
+        )
         total = time.perf_counter() - start
         run_auto_commit(store, "delete_build_of_domain", domain=name)
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
-    print(json.dumps({"domain": domain, "seconds": total, "peak_gb": peak_gb,
-                      "summary": result.summary, "stages": result.stages}))
+    print(
+        json.dumps(
+            {
+                "domain": domain,
+                "seconds": total,
+                "peak_gb": peak_gb,
+                "summary": result.summary,
+                "stages": result.stages,
+            }
+        )
+    )
 
 
 def report(r: dict) -> None:
     st = {s["stage"]: s for s in r["stages"]}
     emb = st["embeddings"]
     n_emb = emb["counts"].get("facts_embedded", 0)
-    print(f"\n== {r['domain']}: {r['seconds']:.1f} s end to end "
-          f"(x{r['seconds'] / BUDGET_S:.2f} of the {BUDGET_S:.0f} s budget), "
-          f"peak RSS {r['peak_gb']:.2f} GB (x{r['peak_gb'] / BUDGET_GB:.2f} of {BUDGET_GB} GB)")
+    print(
+        f"\n== {r['domain']}: {r['seconds']:.1f} s end to end "
+        f"(x{r['seconds'] / BUDGET_S:.2f} of the {BUDGET_S:.0f} s budget), "
+        f"peak RSS {r['peak_gb']:.2f} GB (x{r['peak_gb'] / BUDGET_GB:.2f} of {BUDGET_GB} GB)"
+    )
     print("   " + "  ".join(f"{s}={v['seconds']:.1f}s" for s, v in st.items()))
-    print(f"   embedded {n_emb} facts in {emb['seconds']:.1f} s = "
-          f"{n_emb / max(emb['seconds'], 1e-9):.1f} facts/s (cold cache, incl. model load)")
-    print(f"   path enumeration (Cypher, 1-3 hops + group rules): "
-          f"{st['paths']['counts'].get('enumeration_ms', 0)} ms; paths stage "
-          f"{st['paths']['seconds']:.2f} s")
-    keys = ("chunks", "facts", "merged_duplicates", "concepts", "outliers", "candidate_pairs",
-            "edges", "paths", "perspectives", "questions")
+    print(
+        f"   embedded {n_emb} facts in {emb['seconds']:.1f} s = "
+        f"{n_emb / max(emb['seconds'], 1e-9):.1f} facts/s (cold cache, incl. model load)"
+    )
+    print(
+        f"   path enumeration (Cypher, 1-3 hops + group rules): "
+        f"{st['paths']['counts'].get('enumeration_ms', 0)} ms; paths stage "
+        f"{st['paths']['seconds']:.2f} s"
+    )
+    keys = (
+        "chunks",
+        "facts",
+        "merged_duplicates",
+        "concepts",
+        "outliers",
+        "candidate_pairs",
+        "edges",
+        "paths",
+        "perspectives",
+        "questions",
+    )
     print("   " + ", ".join(f"{k}={r['summary'][k]}" for k in keys))
 
 
@@ -79,8 +110,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as cache:
             env = {**os.environ, "KG_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1"}
             # The server password file lives in the config dir, not the cache: keep it.
-            out = subprocess.run([sys.executable, __file__, "--child", domain], env=env,
-                                 capture_output=True, text=True, check=False)
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", domain],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
         if out.returncode != 0:
             print(f"{domain}: failed\n{out.stderr[-2000:]}")
             continue

@@ -23,8 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 def wall(args: list[str], tree: Path) -> float:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "kg.cli.main", *args], env=env, check=True,
-                   capture_output=True, cwd=tree)
+    subprocess.run(
+        [sys.executable, "-m", "kg.cli.main", *args],
+        env=env,
+        check=True,
+        capture_output=True,
+        cwd=tree,
+    )
     return time.perf_counter() - t0
 
 

@@ -18,8 +18,9 @@ import time
 
 def kg(*args: str, env: dict[str, str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "kg.cli.main", *args], env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "kg.cli.main", *args], env=env, check=True, capture_output=True
+    )
     return time.perf_counter() - t0
 
 
@@ -46,10 +47,14 @@ def main() -> None:
             store.query("core/server_info"), store.query("core/gds_version"), store.node_counts()
             t.append(time.perf_counter() - t0)
     kg("db", "down", env=env)
-    print(f"kg db up (cold start, jars resolved): median {statistics.median(ups):.1f} s, "
-          f"max {max(ups):.1f} s over {a.runs} runs (target <= 30 s)")
-    print(f"kg db status (whole CLI call): median {statistics.median(statuses):.2f} s, "
-          f"max {max(statuses):.2f} s over {len(statuses)} calls (target <= 1 s)")
+    print(
+        f"kg db up (cold start, jars resolved): median {statistics.median(ups):.1f} s, "
+        f"max {max(ups):.1f} s over {a.runs} runs (target <= 30 s)"
+    )
+    print(
+        f"kg db status (whole CLI call): median {statistics.median(statuses):.2f} s, "
+        f"max {max(statuses):.2f} s over {len(statuses)} calls (target <= 1 s)"
+    )
     print(f"status queries in-process: median {statistics.median(t) * 1000:.1f} ms")
 
 

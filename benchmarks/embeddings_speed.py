@@ -35,8 +35,13 @@ PHYSICS = SHARED / "perspectivebench/raw/physics_chunks.json"
 
 def expansions(path: Path, n: int) -> list[str]:
     topics = json.loads(path.read_text(encoding="utf-8"))
-    out = [e for t in topics for side in ("pros", "cons") for o in t.get(side, [])
-           for e in o.get("expanded", [])]
+    out = [
+        e
+        for t in topics
+        for side in ("pros", "cons")
+        for o in t.get(side, [])
+        for e in o.get("expanded", [])
+    ]
     return out[:n]
 
 
@@ -67,8 +72,10 @@ def main() -> None:
     bad = [b for b in backends if b not in BACKENDS or b == "auto"]
     if bad:
         raise SystemExit(f"unknown backends {bad}; choose from torch, bf16")
-    corpora = {"expansions": expansions(args.perspectra, args.n),
-               "physics": sentences(args.physics, args.n)}
+    corpora = {
+        "expansions": expansions(args.perspectra, args.n),
+        "physics": sentences(args.physics, args.n),
+    }
 
     threads = [int(t) for t in args.threads.split(",") if t.strip()] or [0]
     if 0 not in threads:
@@ -85,8 +92,10 @@ def main() -> None:
             emb.encode(["warm-up sentence for the embedding model."])
             first = first or emb
             embedders[f"{b}/t{t}"] = emb
-        print(f"load+warm-up {b:6s} cpu {cpu_seconds() - c0:6.2f} s  "
-              f"wall {time.perf_counter() - w0:6.2f} s")
+        print(
+            f"load+warm-up {b:6s} cpu {cpu_seconds() - c0:6.2f} s  "
+            f"wall {time.perf_counter() - w0:6.2f} s"
+        )
 
     best: dict[tuple[str, str], tuple[float, float]] = {}
     vecs: dict[tuple[str, str], np.ndarray] = {}
@@ -99,19 +108,25 @@ def main() -> None:
                 old = best.get((b, name))
                 best[b, name] = (min(cpu, old[0]), min(wall, old[1])) if old else (cpu, wall)
 
-    print(f"\nbest of {args.rounds} round(s), batch size {args.batch_size}, "
-          f"torch default threads {_torch_threads()} (t0), cpus {os.cpu_count()}")
-    print(f"{'corpus':11s} {'variant':9s} {'texts':>5s} {'texts/s':>8s} {'CPU s':>7s} "
-          f"{'ms CPU/text':>11s} {'wall s':>7s} {'CPU vs torch':>12s} {'cos min':>9s} "
-          f"{'cos mean':>9s}")
+    print(
+        f"\nbest of {args.rounds} round(s), batch size {args.batch_size}, "
+        f"torch default threads {_torch_threads()} (t0), cpus {os.cpu_count()}"
+    )
+    print(
+        f"{'corpus':11s} {'variant':9s} {'texts':>5s} {'texts/s':>8s} {'CPU s':>7s} "
+        f"{'ms CPU/text':>11s} {'wall s':>7s} {'CPU vs torch':>12s} {'cos min':>9s} "
+        f"{'cos mean':>9s}"
+    )
     for name, texts in corpora.items():
         ref_cpu = best[ref, name][0]
         for b in embedders:
             cpu, wall = best[b, name]
             cos = np.einsum("ij,ij->i", vecs[b, name], vecs[ref, name])
-            print(f"{name:11s} {b:9s} {len(texts):5d} {len(texts) / wall:8.1f} {cpu:7.2f} "
-                  f"{1000 * cpu / len(texts):11.1f} {wall:7.2f} {cpu / ref_cpu:12.2f} "
-                  f"{cos.min():9.6f} {cos.mean():9.6f}")
+            print(
+                f"{name:11s} {b:9s} {len(texts):5d} {len(texts) / wall:8.1f} {cpu:7.2f} "
+                f"{1000 * cpu / len(texts):11.1f} {wall:7.2f} {cpu / ref_cpu:12.2f} "
+                f"{cos.min():9.6f} {cos.mean():9.6f}"
+            )
 
 
 def _torch_threads() -> int:

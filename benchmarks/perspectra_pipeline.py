@@ -61,8 +61,12 @@ def main() -> None:
         t_validate = time.perf_counter() - t0
         write_import(store, rows)
         t_import = time.perf_counter() - t0
-        line("import Perspectra.json (validate + write)", t_import, 10,
-             f"   [validation alone {t_validate:.2f} s]")
+        line(
+            "import Perspectra.json (validate + write)",
+            t_import,
+            10,
+            f"   [validation alone {t_validate:.2f} s]",
+        )
         t0 = time.perf_counter()
         write_import(store, release_rows(args.file))
         line("re-import (idempotent MERGE)", time.perf_counter() - t0, 10)
@@ -82,18 +86,28 @@ def main() -> None:
             emb = Embedder(cache_path=Path(tmp) / "bench.sqlite")
             for label, target in (("cold embedding cache", 60.0), ("warm embedding cache", None)):
                 t0, c0 = time.perf_counter(), time.process_time()
-                results = {"t1": t1_baseline(items["t1"], corpus, emb.encode,
-                                                make_items=build_items),
-                           "t2": t2_baseline(items["t2"], emb.encode),
-                           "t3": t3_baseline(items["t3"], corpus, emb.encode)}
-                line(f"3 baselines over {3 * args.n} items, {label}", time.perf_counter() - t0,
-                     target, f"   [CPU time {time.process_time() - c0:.1f} s on "
-                     f"{os.cpu_count()} cores, load avg {os.getloadavg()[0]:.1f}]")
+                results = {
+                    "t1": t1_baseline(items["t1"], corpus, emb.encode, make_items=build_items),
+                    "t2": t2_baseline(items["t2"], emb.encode),
+                    "t3": t3_baseline(items["t3"], corpus, emb.encode),
+                }
+                line(
+                    f"3 baselines over {3 * args.n} items, {label}",
+                    time.perf_counter() - t0,
+                    target,
+                    f"   [CPU time {time.process_time() - c0:.1f} s on "
+                    f"{os.cpu_count()} cores, load avg {os.getloadavg()[0]:.1f}]",
+                )
         for task, res in results.items():
-            s = score(items[task], [parse_for(i, r) for i, r in zip(items[task], res.replies,
-                                                                     strict=True)]).summary
-            shown = {k: round(v, 3) for k, v in s.items() if k in (
-                "accuracy", "nie", "mae", "stance_accuracy", "concession_share_errors")}
+            s = score(
+                items[task],
+                [parse_for(i, r) for i, r in zip(items[task], res.replies, strict=True)],
+            ).summary
+            shown = {
+                k: round(v, 3)
+                for k, v in s.items()
+                if k in ("accuracy", "nie", "mae", "stance_accuracy", "concession_share_errors")
+            }
             print(f"  {task} {res.name}: {shown}")
 
 

@@ -28,17 +28,28 @@ NOTES = [
 ]
 
 
-def metric_cis(scores: list[QuestionScore], *, stratify_by_hop: bool = False,
-               resamples: int = 1000, seed: int = 0) -> dict[str, CI]:
+def metric_cis(
+    scores: list[QuestionScore],
+    *,
+    stratify_by_hop: bool = False,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, CI]:
     strata = [s.hop for s in scores] if stratify_by_hop else None
-    columns = {name: [None if (v := get(s)) is None else v * scale for s in scores]
-               for name, (get, scale) in METRICS.items()}
+    columns = {
+        name: [None if (v := get(s)) is None else v * scale for s in scores]
+        for name, (get, scale) in METRICS.items()
+    }
     return bootstrap_cis(columns, strata=strata, resamples=resamples, seed=seed)
 
 
 def _row(label: str, key: str, scores: list[QuestionScore], **kw) -> dict:
-    return {key: label, "n": len(scores), **metric_cis(scores, **kw),
-            "flagged |A|=0": sum(s.empty_a for s in scores)}
+    return {
+        key: label,
+        "n": len(scores),
+        **metric_cis(scores, **kw),
+        "flagged |A|=0": sum(s.empty_a for s in scores),
+    }
 
 
 def _columns(key: str) -> list[str]:
@@ -46,8 +57,10 @@ def _columns(key: str) -> list[str]:
 
 
 def by_hop(scores: list[QuestionScore], title: str) -> Table:
-    rows = [_row(f"{h}-hop", "hop", [s for s in scores if s.hop == h])
-            for h in sorted({s.hop for s in scores})]
+    rows = [
+        _row(f"{h}-hop", "hop", [s for s in scores if s.hop == h])
+        for h in sorted({s.hop for s in scores})
+    ]
     rows.append(_row("Overall", "hop", scores, stratify_by_hop=True))
     return Table(title=title, columns=_columns("hop"), rows=rows, notes=NOTES)
 

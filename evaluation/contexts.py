@@ -18,8 +18,9 @@ from kg.store import Store
 
 
 class ContextOptions:
-    def __init__(self, setting: Setting, *, noise: int = 5, top_k: int | None = None,
-                 seed: int = 0) -> None:
+    def __init__(
+        self, setting: Setting, *, noise: int = 5, top_k: int | None = None, seed: int = 0
+    ) -> None:
         if noise < 0:
             raise InputError("--noise must be >= 0")
         if top_k is not None and top_k < 1:
@@ -27,8 +28,12 @@ class ContextOptions:
         self.setting, self.noise, self.top_k, self.seed = setting, noise, top_k, seed
 
     def as_dict(self) -> dict[str, object]:
-        return {"setting": self.setting.value, "noise": self.noise, "top_k": self.top_k,
-                "seed": self.seed}
+        return {
+            "setting": self.setting.value,
+            "noise": self.noise,
+            "top_k": self.top_k,
+            "seed": self.seed,
+        }
 
 
 def question_facts(store: Store, questions: list[EvalQuestion]) -> dict[str, list[Fact]]:
@@ -36,8 +41,9 @@ def question_facts(store: Store, questions: list[EvalQuestion]) -> dict[str, lis
     return {r["uid"]: [Fact(**f) for f in r["facts"]] for r in rows}
 
 
-def ground_truth(store: Store, questions: list[EvalQuestion],
-                 gt: GroundTruth) -> dict[str, list[Fact]]:
+def ground_truth(
+    store: Store, questions: list[EvalQuestion], gt: GroundTruth
+) -> dict[str, list[Fact]]:
     if gt is GroundTruth.evidence:
         return {q.uid: list(q.evidence) for q in questions}
     full = question_facts(store, questions)
@@ -52,8 +58,9 @@ def _k(opts: ContextOptions, q: EvalQuestion) -> int:
     return opts.top_k if opts.top_k is not None else len(q.evidence) + opts.noise
 
 
-def build_contexts(store: Store, questions: list[EvalQuestion],
-                   opts: ContextOptions) -> dict[str, list[Fact]]:
+def build_contexts(
+    store: Store, questions: list[EvalQuestion], opts: ContextOptions
+) -> dict[str, list[Fact]]:
     s = opts.setting
     if s is Setting.base:
         return {q.uid: [] for q in questions}
@@ -82,22 +89,25 @@ def build_contexts(store: Store, questions: list[EvalQuestion],
     return out
 
 
-def _bm25(store: Store, domain: str, qs: list[EvalQuestion],
-          opts: ContextOptions) -> dict[str, list[Fact]]:
+def _bm25(
+    store: Store, domain: str, qs: list[EvalQuestion], opts: ContextOptions
+) -> dict[str, list[Fact]]:
     import bm25s
 
     corpus = [Fact(**r) for r in store.query("eval/domain_facts", domain=domain)]
     if not corpus:
         return {q.uid: [] for q in qs}
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize([f.text for f in corpus], stopwords="en", show_progress=False),
-                    show_progress=False)
+    retriever.index(
+        bm25s.tokenize([f.text for f in corpus], stopwords="en", show_progress=False),
+        show_progress=False,
+    )
     out = {}
     for q in qs:
         k = min(_k(opts, q), len(corpus))
-        docs, _ = retriever.retrieve(bm25s.tokenize([q.text], stopwords="en",
-                                                    show_progress=False), k=k,
-                                     show_progress=False)
+        docs, _ = retriever.retrieve(
+            bm25s.tokenize([q.text], stopwords="en", show_progress=False), k=k, show_progress=False
+        )
         out[q.uid] = [corpus[int(i)] for i in docs[0]]
     return out
 
@@ -117,8 +127,9 @@ def ensure_fact_embeddings(store: Store, domain: str) -> int:
     return len(rows)
 
 
-def _dense(store: Store, domain: str, qs: list[EvalQuestion],
-           opts: ContextOptions) -> dict[str, list[Fact]]:
+def _dense(
+    store: Store, domain: str, qs: list[EvalQuestion], opts: ContextOptions
+) -> dict[str, list[Fact]]:
     from kg.embeddings import get_embedder
 
     ensure_fact_embeddings(store, domain)
@@ -129,8 +140,9 @@ def _dense(store: Store, domain: str, qs: list[EvalQuestion],
         k = min(_k(opts, q), n_domain)
         candidates = max(k * 4, 50)
         while True:  # the index spans every domain: widen until k facts of this one are found
-            rows = store.query("eval/dense_search", vector=v.tolist(), candidates=candidates,
-                               domain=domain, k=k)
+            rows = store.query(
+                "eval/dense_search", vector=v.tolist(), candidates=candidates, domain=domain, k=k
+            )
             if len(rows) >= k or candidates >= 100_000:
                 break
             candidates *= 4

@@ -33,8 +33,9 @@ def path_scores(targets: Iterable[str], present: Iterable[str]) -> PathScore:
     hit = len(a & t)
     precision = hit / len(a) if a else 0.0
     recall = hit / len(t)
-    return PathScore(precision=precision, recall=recall, pas=harmonic(precision, recall),
-                     empty_a=not a)
+    return PathScore(
+        precision=precision, recall=recall, pas=harmonic(precision, recall), empty_a=not a
+    )
 
 
 def partial_scores(targets: Iterable[str], credit: Mapping[str, float]) -> PathScore:
@@ -46,8 +47,9 @@ def partial_scores(targets: Iterable[str], credit: Mapping[str, float]) -> PathS
     on_target = sum(max(0.0, min(1.0, credit.get(p, 0.0))) for p in t)
     precision = on_target / total if total > 0 else 0.0
     recall = on_target / len(t)
-    return PathScore(precision=precision, recall=recall, pas=harmonic(precision, recall),
-                     empty_a=total == 0)
+    return PathScore(
+        precision=precision, recall=recall, pas=harmonic(precision, recall), empty_a=total == 0
+    )
 
 
 def faithfulness(supported: Iterable[bool]) -> float | None:

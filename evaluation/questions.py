@@ -11,10 +11,15 @@ class EvalInputError(InputError):
     """Bad evaluation input (unknown run, unscorable question...): nothing has been written."""
 
 
-def load_questions(store: Store, *, domains: list[str] | None = None,
-                   hops: list[int] | None = None, uids: list[str] | None = None,
-                   limit: int | None = None, skip_invalid: bool = False,
-                   ) -> tuple[list[EvalQuestion], list[str]]:
+def load_questions(
+    store: Store,
+    *,
+    domains: list[str] | None = None,
+    hops: list[int] | None = None,
+    uids: list[str] | None = None,
+    limit: int | None = None,
+    skip_invalid: bool = False,
+) -> tuple[list[EvalQuestion], list[str]]:
     """Questions in (domain, id) order, and the problems of the ones skipped.
 
     A question without target paths cannot be scored: an error naming it (or, with
@@ -25,8 +30,13 @@ def load_questions(store: Store, *, domains: list[str] | None = None,
     for r in rows:
         paths = [EvalPath(**p) for p in r["paths"]]
         q = EvalQuestion(
-            uid=r["uid"], id=r["id"], domain=r["domain"], theme=r["theme"], text=r["text"],
-            hop=r["hop"] or max((p.hops for p in paths if p.target), default=0), paths=paths,
+            uid=r["uid"],
+            id=r["id"],
+            domain=r["domain"],
+            theme=r["theme"],
+            text=r["text"],
+            hop=r["hop"] or max((p.hops for p in paths if p.target), default=0),
+            paths=paths,
             evidence=[Fact(**f) for f in r["evidence"]],
             concepts={c["key"]: c["summary"] for c in r["concepts"]},
         )

@@ -27,8 +27,10 @@ class Report(BaseModel):
 def run_label(run: dict[str, Any]) -> str:
     roles = run.get("roles") or {}
     who = roles.get("responder") or f"answers of {run.get('source_run')}"
-    return f"{run['uid']} ({who}, {run.get('setting')}/{run.get('strategy')}, " \
-           f"judge {roles.get('judge') or run.get('judge')})"
+    return (
+        f"{run['uid']} ({who}, {run.get('setting')}/{run.get('strategy')}, "
+        f"judge {roles.get('judge') or run.get('judge')})"
+    )
 
 
 def _baseline_note(run: dict[str, Any]) -> list[str]:
@@ -38,15 +40,21 @@ def _baseline_note(run: dict[str, Any]) -> list[str]:
     return [f"Offline baseline(s), not a model under test: {', '.join(base)}."] if base else []
 
 
-def write(report: Report, name: str, table: Table, out_dir: Path | None,
-          formats: list[str]) -> None:
+def write(
+    report: Report, name: str, table: Table, out_dir: Path | None, formats: list[str]
+) -> None:
     report.tables[name] = table
     if out_dir is not None:
         report.files += export_table(table, out_dir, name, formats)
 
 
-def build_report(store: Store, run_ids: list[str], out_dir: Path | None = None,
-                 formats: list[str] | None = None, plots: bool = True) -> Report:
+def build_report(
+    store: Store,
+    run_ids: list[str],
+    out_dir: Path | None = None,
+    formats: list[str] | None = None,
+    plots: bool = True,
+) -> Report:
     formats = formats or ["csv", "json", "md"]
     report = Report()
     loaded: list[tuple[dict[str, Any], list[QuestionScore]]] = []
@@ -68,19 +76,43 @@ def build_report(store: Store, run_ids: list[str], out_dir: Path | None = None,
         t.notes += extra
         hop_tables[rid] = t
         write(report, f"{rid}_by_hop", t, out_dir, formats)
-        write(report, f"{rid}_by_domain", by_field(scores, "domain", f"{label} — by domain"),
-              out_dir, formats)
-        write(report, f"{rid}_by_theme", by_field(scores, "theme", f"{label} — by theme"),
-              out_dir, formats)
+        write(
+            report,
+            f"{rid}_by_domain",
+            by_field(scores, "domain", f"{label} — by domain"),
+            out_dir,
+            formats,
+        )
+        write(
+            report,
+            f"{rid}_by_theme",
+            by_field(scores, "theme", f"{label} — by theme"),
+            out_dir,
+            formats,
+        )
         overall = next(r for r in t.rows if r["hop"] == "Overall")
-        summary_rows.append({"run": rid, "responder": (run.get("roles") or {}).get("responder"),
-                             "setting": run.get("setting"), "strategy": run.get("strategy"),
-                             "judge": run.get("judge"), "n": len(scores),
-                             **{k: overall[k] for k in METRICS}})
-    write(report, "overall", Table(
-        title="Overall per run (weighted by questions per hop)",
-        columns=["run", "responder", "setting", "strategy", "judge", "n", *METRICS],
-        rows=summary_rows), out_dir, formats)
+        summary_rows.append(
+            {
+                "run": rid,
+                "responder": (run.get("roles") or {}).get("responder"),
+                "setting": run.get("setting"),
+                "strategy": run.get("strategy"),
+                "judge": run.get("judge"),
+                "n": len(scores),
+                **{k: overall[k] for k in METRICS},
+            }
+        )
+    write(
+        report,
+        "overall",
+        Table(
+            title="Overall per run (weighted by questions per hop)",
+            columns=["run", "responder", "setting", "strategy", "judge", "n", *METRICS],
+            rows=summary_rows,
+        ),
+        out_dir,
+        formats,
+    )
     if plots and out_dir is not None:
         report.files += _plots(hop_tables, summary_rows, out_dir)
     return report
@@ -90,14 +122,23 @@ def _plots(hop_tables: dict[str, Table], summary_rows: list[dict], out_dir: Path
     from evaluation.reporting.plots import bar_by_group, scatter_points
 
     series = {rid: {r["hop"]: r["PAS"] for r in t.rows} for rid, t in hop_tables.items()}
-    points = {r["run"]: [(r["PRec"].mean, r["PPrec"].mean)] for r in summary_rows
-              if r["PRec"].mean is not None and r["PPrec"].mean is not None}
+    points = {
+        r["run"]: [(r["PRec"].mean, r["PPrec"].mean)]
+        for r in summary_rows
+        if r["PRec"].mean is not None and r["PPrec"].mean is not None
+    }
     return [
-        bar_by_group(series, out_dir / "pas_by_hop.png", title="PAS by hop", ylabel="PAS (%)",
-                     scale=1.0),
-        scatter_points(points, out_dir / "precision_recall.png",
-                       title="Perspective precision against recall", xlabel="PRec (%)",
-                       ylabel="PPrec (%)", scale=1.0),
+        bar_by_group(
+            series, out_dir / "pas_by_hop.png", title="PAS by hop", ylabel="PAS (%)", scale=1.0
+        ),
+        scatter_points(
+            points,
+            out_dir / "precision_recall.png",
+            title="Perspective precision against recall",
+            xlabel="PRec (%)",
+            ylabel="PPrec (%)",
+            scale=1.0,
+        ),
     ]
 
 
@@ -114,13 +155,24 @@ def compare_runs(store: Store, run_a: str, run_b: str, seed: int = 0) -> Table:
         va = [None if (v := get(a_by[q])) is None else v * scale for q in shared]
         vb = [None if (v := get(b_by[q])) is None else v * scale for q in shared]
         r = paired_bootstrap(va, vb, seed=seed)
-        rows.append({"metric": name, "n": r.n, "A": r.mean_a, "B": r.mean_b, "B-A": r.diff,
-                     "95% CI low": r.low, "95% CI high": r.high, "p": r.p_value})
-    return Table(title=f"Paired comparison: A = {run_a}, B = {run_b} ({len(shared)} shared "
-                       "questions)",
-                 columns=["metric", "n", "A", "B", "B-A", "95% CI low", "95% CI high", "p"],
-                 rows=rows, notes=["Paired bootstrap (1000 resamples) over shared questions; "
-                                   "p is two-sided."])
+        rows.append(
+            {
+                "metric": name,
+                "n": r.n,
+                "A": r.mean_a,
+                "B": r.mean_b,
+                "B-A": r.diff,
+                "95% CI low": r.low,
+                "95% CI high": r.high,
+                "p": r.p_value,
+            }
+        )
+    return Table(
+        title=f"Paired comparison: A = {run_a}, B = {run_b} ({len(shared)} shared questions)",
+        columns=["metric", "n", "A", "B", "B-A", "95% CI low", "95% CI high", "p"],
+        rows=rows,
+        notes=["Paired bootstrap (1000 resamples) over shared questions; p is two-sided."],
+    )
 
 
 def judge_agreement(store: Store, run_1: str, run_2: str) -> tuple[Table, Table]:
@@ -132,7 +184,8 @@ def judge_agreement(store: Store, run_1: str, run_2: str) -> tuple[Table, Table]
     if not shared:
         raise EvalInputError(
             f"runs {run_1!r} and {run_2!r} judged no answer in common: judge the same answers "
-            f"(`kg eval judge --run {run_1} --judge ...`)")
+            f"(`kg eval judge --run {run_1} --judge ...`)"
+        )
     rows, r1, r2 = [], [], []
     for hop in sorted({by1[a].hop for a in shared}) + [None]:
         x, y = [], []
@@ -145,17 +198,35 @@ def judge_agreement(store: Store, run_1: str, run_2: str) -> tuple[Table, Table]
         if hop is None:
             r1, r2 = x, y
         ag = agreement(x, y, labels=[True, False])
-        rows.append({"scope": "all" if hop is None else f"{hop}-hop", "decisions": ag.n,
-                     "agreement %": ag.percent, "Cohen's kappa": ag.kappa})
-    summary = Table(title=f"Judge agreement (path level): {run_1} vs {run_2}",
-                    columns=["scope", "decisions", "agreement %", "Cohen's kappa"], rows=rows,
-                    notes=[f"{len(shared)} shared answers."])
+        rows.append(
+            {
+                "scope": "all" if hop is None else f"{hop}-hop",
+                "decisions": ag.n,
+                "agreement %": ag.percent,
+                "Cohen's kappa": ag.kappa,
+            }
+        )
+    summary = Table(
+        title=f"Judge agreement (path level): {run_1} vs {run_2}",
+        columns=["scope", "decisions", "agreement %", "Cohen's kappa"],
+        rows=rows,
+        notes=[f"{len(shared)} shared answers."],
+    )
     ag = agreement(r1, r2, labels=[True, False])
     confusion = Table(
         title=f"Confusion matrix (rows: {run_1}, columns: {run_2})",
         columns=[f"{run_1} \\ {run_2}", "present", "absent"],
-        rows=[{f"{run_1} \\ {run_2}": "present", "present": ag.confusion[0][0],
-               "absent": ag.confusion[0][1]},
-              {f"{run_1} \\ {run_2}": "absent", "present": ag.confusion[1][0],
-               "absent": ag.confusion[1][1]}])
+        rows=[
+            {
+                f"{run_1} \\ {run_2}": "present",
+                "present": ag.confusion[0][0],
+                "absent": ag.confusion[0][1],
+            },
+            {
+                f"{run_1} \\ {run_2}": "absent",
+                "present": ag.confusion[1][0],
+                "absent": ag.confusion[1][1],
+            },
+        ],
+    )
     return summary, confusion

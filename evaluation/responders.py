@@ -56,8 +56,13 @@ class OfflineResponder:
         else:
             paths = q.paths
         text = "\n".join(_state_path(p) for p in paths)
-        return AnswerResult(text=text, tokens=count_tokens(text), tokens_source=REGEX_TOKENIZER,
-                            context_uids=[f.uid for f in context], model=self.name)
+        return AnswerResult(
+            text=text,
+            tokens=count_tokens(text),
+            tokens_source=REGEX_TOKENIZER,
+            context_uids=[f.uid for f in context],
+            model=self.name,
+        )
 
 
 class LLMResponder:
@@ -78,9 +83,14 @@ class LLMResponder:
             tokens, source = reply.usage.completion_tokens, "usage"
         else:
             tokens, source = count_tokens(reply.text), REGEX_TOKENIZER
-        return AnswerResult(text=reply.text, tokens=tokens, tokens_source=source,
-                            prompt_tokens=reply.usage.prompt_tokens,
-                            context_uids=[f.uid for f in context], model=reply.model)
+        return AnswerResult(
+            text=reply.text,
+            tokens=tokens,
+            tokens_source=source,
+            prompt_tokens=reply.usage.prompt_tokens,
+            context_uids=[f.uid for f in context],
+            model=reply.model,
+        )
 
 
 def make_responder(name: str, client: LLMClient | None, strategy: Strategy) -> Responder:

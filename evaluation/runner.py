@@ -71,9 +71,17 @@ def make_judge(spec: RunSpec, client: LLMClient | None) -> Judge:
 
 
 class _Pipeline:
-    def __init__(self, store: Store, run_id: str, judge: Judge, responder: Responder | None,
-                 clients: list[LLMClient], spec: RunSpec, progress: Progress | None,
-                 total: int) -> None:
+    def __init__(
+        self,
+        store: Store,
+        run_id: str,
+        judge: Judge,
+        responder: Responder | None,
+        clients: list[LLMClient],
+        spec: RunSpec,
+        progress: Progress | None,
+        total: int,
+    ) -> None:
         self.store, self.run_id, self.judge, self.responder = store, run_id, judge, responder
         self.clients, self.spec, self.progress, self.total = clients, spec, progress, total
         self.buffer: list[QuestionResult] = []
@@ -88,17 +96,24 @@ class _Pipeline:
         calls = cached = 0
         cost = 0.0
         for i, c in enumerate(self.clients):
-            recs = c.ledger.records[self._ledger_mark[i]:]
+            recs = c.ledger.records[self._ledger_mark[i] :]
             self._ledger_mark[i] += len(recs)
             calls += sum(1 for r in recs if not r.cached)
             cached += sum(1 for r in recs if r.cached)
             cost += sum(r.cost for r in recs)
-        t_in = sum((r.answer.prompt_tokens if r.answer else 0) + r.judged.prompt_tokens
-                   for r in results)
-        t_out = sum((r.answer.tokens if r.answer else 0) + r.judged.completion_tokens
-                    for r in results)
-        return {"tokens_in": t_in, "tokens_out": t_out, "calls": calls, "cached_calls": cached,
-                "cost": cost}
+        t_in = sum(
+            (r.answer.prompt_tokens if r.answer else 0) + r.judged.prompt_tokens for r in results
+        )
+        t_out = sum(
+            (r.answer.tokens if r.answer else 0) + r.judged.completion_tokens for r in results
+        )
+        return {
+            "tokens_in": t_in,
+            "tokens_out": t_out,
+            "calls": calls,
+            "cached_calls": cached,
+            "cost": cost,
+        }
 
     async def flush(self) -> None:
         async with self._flush_lock:
@@ -106,14 +121,16 @@ class _Pipeline:
             if not batch:
                 return
             usage = self._usage_delta(batch)
-            await asyncio.to_thread(runs.write_batch, self.store, self.run_id, self.judge.name,
-                                    batch, usage)
+            await asyncio.to_thread(
+                runs.write_batch, self.store, self.run_id, self.judge.name, batch, usage
+            )
             self.completed += len(batch)
             if self.progress:
                 self.progress(self.completed, self.total)
 
-    async def process(self, q: EvalQuestion, context: list[Fact], gt: list[Fact],
-                      stored: dict | None) -> None:
+    async def process(
+        self, q: EvalQuestion, context: list[Fact], gt: list[Fact], stored: dict | None
+    ) -> None:
         if stored is not None:
             answer: AnswerResult | None = None
             a_uid, text = stored["answer"], stored["text"] or ""
@@ -122,8 +139,9 @@ class _Pipeline:
             answer = await self.responder.answer(q, context)
             a_uid, text = answer_uid(self.run_id, q.uid), answer.text
         judged = await self.judge.judge(q, text, gt)
-        self.buffer.append(QuestionResult(question=q, answer_uid=a_uid, answer=answer,
-                                          judged=judged))
+        self.buffer.append(
+            QuestionResult(question=q, answer_uid=a_uid, answer=answer, judged=judged)
+        )
         if len(self.buffer) >= self.spec.batch_size:
             self.flush_soon()
 
@@ -132,8 +150,9 @@ class _Pipeline:
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self.flush())
 
-    async def run(self, items: list[tuple[EvalQuestion, list[Fact], list[Fact], dict | None]],
-                  workers: int) -> None:
+    async def run(
+        self, items: list[tuple[EvalQuestion, list[Fact], list[Fact], dict | None]], workers: int
+    ) -> None:
         queue: asyncio.Queue = asyncio.Queue()
         for item in items:
             queue.put_nowait(item)
@@ -146,9 +165,11 @@ class _Pipeline:
                 except BudgetExceeded as exc:
                     self.stopped = str(exc)
                 except ServerUnreachable as exc:  # every other question would fail too
-                    self.stopped = (f"stopped: the model server stopped answering ({exc})"
-                                    f"; answers so far are stored: start the server again "
-                                    f"and rerun with --run-id {self.run_id} to resume")[:1500]
+                    self.stopped = (
+                        f"stopped: the model server stopped answering ({exc})"
+                        f"; answers so far are stored: start the server again "
+                        f"and rerun with --run-id {self.run_id} to resume"
+                    )[:1500]
                 except (StructuredOutputError, LLMCallError) as exc:
                     self.errors.append(f"{q.ref}: {type(exc).__name__}: {exc}"[:1000])
                     if isinstance(exc.__cause__, _FATAL):  # every other call would fail too
@@ -180,15 +201,21 @@ class _Pipeline:
 def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> RunSummary:
     """Run (or resume) an evaluation run, or a judge run over a source run's answers."""
     started = time.perf_counter()
-    shared = (f"run-limit-{id(spec)}", spec.shared_concurrency) \
-        if spec.shared_concurrency else None
-    r_client = LLMClient(spec.responder_llm, shared_limit=shared) if (
-        spec.kind == "eval" and spec.responder == "llm" and spec.responder_llm) else None
-    j_client = LLMClient(spec.judge_llm, shared_limit=shared) \
-        if spec.judge == "llm" and spec.judge_llm else None
+    shared = (f"run-limit-{id(spec)}", spec.shared_concurrency) if spec.shared_concurrency else None
+    r_client = (
+        LLMClient(spec.responder_llm, shared_limit=shared)
+        if (spec.kind == "eval" and spec.responder == "llm" and spec.responder_llm)
+        else None
+    )
+    j_client = (
+        LLMClient(spec.judge_llm, shared_limit=shared)
+        if spec.judge == "llm" and spec.judge_llm
+        else None
+    )
     judge = make_judge(spec, j_client)
-    responder = make_responder(spec.responder, r_client, spec.strategy) \
-        if spec.kind == "eval" else None
+    responder = (
+        make_responder(spec.responder, r_client, spec.strategy) if spec.kind == "eval" else None
+    )
     names = (responder.prompt_names() if responder else []) + judge.prompt_names()
     hashes = prompt_hashes(names)
     run_id = spec.run_id or spec.default_run_id(hashes)
@@ -200,26 +227,38 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
             raise EvalInputError("a judge run needs the run whose answers it judges (--run)")
         source = runs.get_run(store, spec.source_run)
         if source.get("kind") != "eval":
-            raise EvalInputError(f"run {spec.source_run!r} is a {source.get('kind')} run; "
-                                 "judge the responder run that holds the answers")
+            raise EvalInputError(
+                f"run {spec.source_run!r} is a {source.get('kind')} run; "
+                "judge the responder run that holds the answers"
+            )
         stored = runs.stored_answers(store, spec.source_run)
         if not stored:
             raise EvalInputError(f"run {spec.source_run!r} has no stored answers to judge")
-        questions, problems = load_questions(store, uids=sorted(stored),
-                                             skip_invalid=spec.skip_invalid)
+        questions, problems = load_questions(
+            store, uids=sorted(stored), skip_invalid=spec.skip_invalid
+        )
     else:
-        questions, problems = load_questions(store, domains=spec.domains, hops=spec.hops,
-                                             limit=spec.limit, skip_invalid=spec.skip_invalid)
+        questions, problems = load_questions(
+            store,
+            domains=spec.domains,
+            hops=spec.hops,
+            limit=spec.limit,
+            skip_invalid=spec.skip_invalid,
+        )
         if not questions:
-            raise EvalInputError("no questions match the selection (import questions first: "
-                                 "`kg import perspectivebench FILE`)")
+            raise EvalInputError(
+                "no questions match the selection (import questions first: "
+                "`kg import perspectivebench FILE`)"
+            )
 
     existing = runs.get_run(store, run_id, required=False)
     if existing is not None and existing.get("identity") != identity:
         old = existing.get("identity") or {}
         diff = sorted(k for k in identity if old.get(k) != identity[k])
-        raise EvalInputError(f"run {run_id!r} already exists with another configuration "
-                             f"(differs in: {', '.join(diff)}); choose another --run-id")
+        raise EvalInputError(
+            f"run {run_id!r} already exists with another configuration "
+            f"(differs in: {', '.join(diff)}); choose another --run-id"
+        )
 
     opts = ContextOptions(spec.setting, noise=spec.noise, top_k=spec.top_k, seed=spec.seed)
     contexts = build_contexts(store, questions, opts) if spec.kind == "eval" else {}
@@ -227,38 +266,59 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
 
     models = [m for m in (responder.name if responder else None, judge.name) if m]
     props = {
-        "kind": spec.kind, "models": models, "setting": spec.setting.value,
-        "strategy": spec.strategy.value, "judge": judge.name, "gt": spec.gt.value,
+        "kind": spec.kind,
+        "models": models,
+        "setting": spec.setting.value,
+        "strategy": spec.strategy.value,
+        "judge": judge.name,
+        "gt": spec.gt.value,
         "roles": {"responder": responder.name if responder else None, "judge": judge.name},
-        "prompt_hashes": hashes, "identity": identity, "version": package_version(),
-        "started_at": runs.now(), "source_run": spec.source_run,
-        "config": {**spec.model_dump(mode="json", exclude={"responder_llm", "judge_llm"}),
-                   "responder_llm": r_client.config.public_dict() if r_client else None,
-                   "judge_llm": j_client.config.public_dict() if j_client else None,
-                   "context": opts.as_dict()},
+        "prompt_hashes": hashes,
+        "identity": identity,
+        "version": package_version(),
+        "started_at": runs.now(),
+        "source_run": spec.source_run,
+        "config": {
+            **spec.model_dump(mode="json", exclude={"responder_llm", "judge_llm"}),
+            "responder_llm": r_client.config.public_dict() if r_client else None,
+            "judge_llm": j_client.config.public_dict() if j_client else None,
+            "context": opts.as_dict(),
+        },
     }
     if spec.kind == "judge":  # the answers' setting/strategy are the source run's
         props["setting"], props["strategy"] = source.get("setting"), source.get("strategy")
     runs.start_run(store, run_id, props, spec.source_run)
     done = runs.done_questions(store, run_id)
-    items = [(q, contexts.get(q.uid, []), gts[q.uid], stored.get(q.uid) if stored else None)
-             for q in questions if q.uid not in done]
+    items = [
+        (q, contexts.get(q.uid, []), gts[q.uid], stored.get(q.uid) if stored else None)
+        for q in questions
+        if q.uid not in done
+    ]
     clients = [c for c in (r_client, j_client) if c is not None]
     workers = spec.workers or (
         (r_client.config.concurrency if r_client else 4)
-        + (j_client.config.concurrency if j_client else 0))
+        + (j_client.config.concurrency if j_client else 0)
+    )
     pipe = _Pipeline(store, run_id, judge, responder, clients, spec, progress, len(items))
     setup_s = time.perf_counter() - started
     asyncio.run(pipe.run(items, workers))
 
     failed = len(items) - pipe.completed
-    status = ("stopped" if pipe.stopped else "incomplete" if failed else "completed")
+    status = "stopped" if pipe.stopped else "incomplete" if failed else "completed"
     errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
     runs.finish_run(store, run_id, status, errors, failed)
     return RunSummary(
-        run_id=run_id, status=status, questions=len(questions), done_before=len(done),
-        completed=pipe.completed, failed=failed, skipped_invalid=len(problems),
-        errors=errors + problems, calls=sum(c.ledger.calls for c in clients),
+        run_id=run_id,
+        status=status,
+        questions=len(questions),
+        done_before=len(done),
+        completed=pipe.completed,
+        failed=failed,
+        skipped_invalid=len(problems),
+        errors=errors + problems,
+        calls=sum(c.ledger.calls for c in clients),
         cached_calls=sum(c.ledger.cached for c in clients),
         truncated=sum(c.ledger.truncated for c in clients),
-        elapsed_s=time.perf_counter() - started, setup_s=setup_s)
+        elapsed_s=time.perf_counter() - started,
+        setup_s=setup_s,
+    )

@@ -53,15 +53,26 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
 
 
 def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None) -> dict:
-    enc = {k: (json.dumps(v, sort_keys=True, default=str) if k in _JSON_FIELDS else v)
-           for k, v in props.items()}
-    return decode_run(store.query("eval/run_create", uid=uid, props=enc, source=source,
-                                  now=now())[0]["run"])
+    enc = {
+        k: (json.dumps(v, sort_keys=True, default=str) if k in _JSON_FIELDS else v)
+        for k, v in props.items()
+    }
+    return decode_run(
+        store.query("eval/run_create", uid=uid, props=enc, source=source, now=now())[0]["run"]
+    )
 
 
 def finish_run(store: Store, uid: str, status: str, errors: list[str], failed: int) -> dict:
-    return decode_run(store.query("eval/run_finish", uid=uid, status=status, now=now(),
-                                  errors=json.dumps(errors[:50]), failed=failed)[0]["run"])
+    return decode_run(
+        store.query(
+            "eval/run_finish",
+            uid=uid,
+            status=status,
+            now=now(),
+            errors=json.dumps(errors[:50]),
+            failed=failed,
+        )[0]["run"]
+    )
 
 
 def done_questions(store: Store, uid: str) -> set[str]:
@@ -78,31 +89,67 @@ def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str,
         a_uid = res.answer_uid
         if res.answer is not None:
             a = res.answer
-            answers.append({"uid": a_uid, "question": res.question.uid, "text": a.text,
-                            "tokens": a.tokens, "tokens_source": a.tokens_source,
-                            "prompt_tokens": a.prompt_tokens, "context": a.context_uids,
-                            "model": a.model})
+            answers.append(
+                {
+                    "uid": a_uid,
+                    "question": res.question.uid,
+                    "text": a.text,
+                    "tokens": a.tokens,
+                    "tokens_source": a.tokens_source,
+                    "prompt_tokens": a.prompt_tokens,
+                    "context": a.context_uids,
+                    "model": a.model,
+                }
+            )
         j = res.judged
         for v in j.verdicts:
-            verdicts.append({"uid": verdict_uid(run, a_uid, v.path_uid), "answer": a_uid,
-                             "path": v.path_uid, "judge": judge, "present": v.present,
-                             "partial": v.partial, "edges_present": v.edges_present,
-                             "reason": v.reason})
+            verdicts.append(
+                {
+                    "uid": verdict_uid(run, a_uid, v.path_uid),
+                    "answer": a_uid,
+                    "path": v.path_uid,
+                    "judge": judge,
+                    "present": v.present,
+                    "partial": v.partial,
+                    "edges_present": v.edges_present,
+                    "reason": v.reason,
+                }
+            )
         for i, c in enumerate(j.claims):
-            claims.append({"uid": claim_uid(run, a_uid, i), "answer": a_uid, "pos": i,
-                           "text": c.text, "supported": c.supported,
-                           "supporting": c.supporting, "supporting_fact": c.supporting_fact,
-                           "judge": judge})
-        judged.append({"answer": a_uid, "props": {
-            "judge": judge, "relevancy": j.relevancy, "relevancy_method": j.relevancy_method,
-            "rejected": j.rejected, "duplicates": j.duplicates,
-            "rejected_sources": j.rejected_sources, "judge_prompt_tokens": j.prompt_tokens,
-            "judge_completion_tokens": j.completion_tokens, "at": now()}})
+            claims.append(
+                {
+                    "uid": claim_uid(run, a_uid, i),
+                    "answer": a_uid,
+                    "pos": i,
+                    "text": c.text,
+                    "supported": c.supported,
+                    "supporting": c.supporting,
+                    "supporting_fact": c.supporting_fact,
+                    "judge": judge,
+                }
+            )
+        judged.append(
+            {
+                "answer": a_uid,
+                "props": {
+                    "judge": judge,
+                    "relevancy": j.relevancy,
+                    "relevancy_method": j.relevancy_method,
+                    "rejected": j.rejected,
+                    "duplicates": j.duplicates,
+                    "rejected_sources": j.rejected_sources,
+                    "judge_prompt_tokens": j.prompt_tokens,
+                    "judge_completion_tokens": j.completion_tokens,
+                    "at": now(),
+                },
+            }
+        )
     return {"answers": answers, "verdicts": verdicts, "claims": claims, "judged": judged}
 
 
-def write_batch(store: Store, run: str, judge: str, results: list[QuestionResult],
-                usage: dict[str, Any]) -> None:
+def write_batch(
+    store: Store, run: str, judge: str, results: list[QuestionResult], usage: dict[str, Any]
+) -> None:
     """One transaction: answers, verdicts, claims, the judged marks and the usage totals."""
     rows = batch_rows(run, judge, results)
     stamp = now()
@@ -120,5 +167,14 @@ def write_batch(store: Store, run: str, judge: str, results: list[QuestionResult
     store.transaction(work)
 
 
-__all__ = ["answer_uid", "batch_rows", "done_questions", "finish_run", "get_run", "list_runs",
-           "start_run", "stored_answers", "write_batch"]
+__all__ = [
+    "answer_uid",
+    "batch_rows",
+    "done_questions",
+    "finish_run",
+    "get_run",
+    "list_runs",
+    "start_run",
+    "stored_answers",
+    "write_batch",
+]

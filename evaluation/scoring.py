@@ -43,8 +43,9 @@ def score_row(row: dict[str, Any]) -> QuestionScore:
     valid = set(row["valid"])
     seen: dict[str, tuple[bool, float]] = {}
     foreign = 0
-    for path, present, partial in zip(row["v_path"], row["v_present"], row["v_partial"],
-                                      strict=True):
+    for path, present, partial in zip(
+        row["v_path"], row["v_present"], row["v_partial"], strict=True
+    ):
         if path not in valid:
             foreign += 1
         else:
@@ -54,15 +55,29 @@ def score_row(row: dict[str, Any]) -> QuestionScore:
     part = partial_scores(row["targets"], {p: c for p, (_, c) in seen.items()})
     n_claims, n_sup = row["n_claims"], row["n_supported"]
     return QuestionScore(
-        question=row["question"], answer=row["answer"], id=row["id"], domain=row["domain"],
-        theme=row["theme"], hop=row["hop"], precision=aon.precision, recall=aon.recall,
-        pas=aon.pas, partial_precision=part.precision, partial_recall=part.recall,
-        partial_pas=part.pas, empty_a=aon.empty_a,
+        question=row["question"],
+        answer=row["answer"],
+        id=row["id"],
+        domain=row["domain"],
+        theme=row["theme"],
+        hop=row["hop"],
+        precision=aon.precision,
+        recall=aon.recall,
+        pas=aon.pas,
+        partial_precision=part.precision,
+        partial_recall=part.recall,
+        partial_pas=part.pas,
+        empty_a=aon.empty_a,
         faithfulness=faithfulness([True] * n_sup + [False] * (n_claims - n_sup)),
-        n_claims=n_claims, tokens=row["tokens"], tokens_source=row["tokens_source"],
-        relevancy=row.get("relevancy"), relevancy_method=row.get("relevancy_method"),
-        rejected=row.get("rejected") or 0, duplicates=row.get("duplicates") or 0,
-        foreign=foreign, present=present,
+        n_claims=n_claims,
+        tokens=row["tokens"],
+        tokens_source=row["tokens_source"],
+        relevancy=row.get("relevancy"),
+        relevancy_method=row.get("relevancy_method"),
+        rejected=row.get("rejected") or 0,
+        duplicates=row.get("duplicates") or 0,
+        foreign=foreign,
+        present=present,
     )
 
 
@@ -70,10 +85,12 @@ def _fetch(store: Store, run_id: str) -> list[dict[str, Any]]:
     # plain records (keys + values): the driver's recursive .data() costs more than the query
     text = cypher_files.load("eval/scores")
     with store.session() as s:
+
         def work(tx):
             result = tx.run(text, {"uid": run_id})
             keys = result.keys()
             return [dict(zip(keys, rec.values(), strict=True)) for rec in result]
+
         return s.execute_read(work)
 
 
@@ -81,6 +98,8 @@ def run_scores(store: Store, run_id: str) -> tuple[dict[str, Any], list[Question
     """The run record and one score per judged question (unknown run id: EvalInputError)."""
     run = get_run(store, run_id)
     if run.get("kind") not in ("eval", "judge"):
-        raise EvalInputError(f"run {run_id!r} is a {run.get('kind')} run, not a "
-                             "PerspectiveBench evaluation (kg eval run / kg eval judge)")
+        raise EvalInputError(
+            f"run {run_id!r} is a {run.get('kind')} run, not a "
+            "PerspectiveBench evaluation (kg eval run / kg eval judge)"
+        )
     return run, [score_row(r) for r in _fetch(store, run_id) if r["targets"]]

@@ -12,8 +12,15 @@ from evaluation.models import GroundTruth, Setting, Strategy
 from kg.llm import LLMConfig
 
 # Config fields that change results (the rest — concurrency, timeouts, cache — do not).
-_RESULT_FIELDS = ("model", "base_url", "temperature", "max_tokens", "reasoning_effort",
-                  "reasoning", "structured_output")
+_RESULT_FIELDS = (
+    "model",
+    "base_url",
+    "temperature",
+    "max_tokens",
+    "reasoning_effort",
+    "reasoning",
+    "structured_output",
+)
 
 
 def llm_identity(cfg: LLMConfig | None) -> dict[str, Any] | None:
@@ -47,22 +54,31 @@ class RunSpec(BaseModel):
     batch_size: int = Field(default=50, ge=1)
     workers: int | None = None  # questions in flight; default: responder + judge concurrency
     shared_concurrency: int | None = Field(
-        default=None, ge=1, description="one limit on requests in flight for all roles together")
+        default=None, ge=1, description="one limit on requests in flight for all roles together"
+    )
 
     def identity(self, prompt_hashes: dict[str, str]) -> dict[str, Any]:
         """Everything that determines the results; equal identity = the same run."""
         return {
-            "kind": self.kind, "source_run": self.source_run,
+            "kind": self.kind,
+            "source_run": self.source_run,
             "responder": self.responder if self.kind == "eval" else None,
             "responder_llm": llm_identity(self.responder_llm) if self.kind == "eval" else None,
-            "judge": self.judge, "judge_llm": llm_identity(self.judge_llm),
+            "judge": self.judge,
+            "judge_llm": llm_identity(self.judge_llm),
             "setting": self.setting.value if self.kind == "eval" else None,
             "strategy": self.strategy.value if self.kind == "eval" else None,
-            "gt": self.gt.value, "noise": self.noise, "top_k": self.top_k, "seed": self.seed,
+            "gt": self.gt.value,
+            "noise": self.noise,
+            "top_k": self.top_k,
+            "seed": self.seed,
             "relevancy_n": self.relevancy_n if self.judge == "llm" else None,
-            "thresholds": ([self.path_threshold, self.claim_threshold]
-                           if self.judge == "embedding" else None),
-            "domains": self.domains, "hops": self.hops, "limit": self.limit,
+            "thresholds": (
+                [self.path_threshold, self.claim_threshold] if self.judge == "embedding" else None
+            ),
+            "domains": self.domains,
+            "hops": self.hops,
+            "limit": self.limit,
             "prompt_hashes": prompt_hashes,
         }
 

@@ -139,9 +139,14 @@ class EmbeddingCache:
 
 
 class Embedder:
-    def __init__(self, model_name: str = DEFAULT_MODEL, cache_path: Path | None = None,
-                 batch_size: int = 64, backend: str | None = None,
-                 threads: int | None = None) -> None:
+    def __init__(
+        self,
+        model_name: str = DEFAULT_MODEL,
+        cache_path: Path | None = None,
+        batch_size: int = 64,
+        backend: str | None = None,
+        threads: int | None = None,
+    ) -> None:
         self.model_name = model_name
         self.batch_size = batch_size
         self.backend = resolve_backend(backend)  # "torch" or "bf16"
@@ -166,7 +171,8 @@ class Embedder:
         if self.backend == "bf16" and not torch.ops.mkldnn._is_mkldnn_bf16_supported():
             raise InputError(
                 f"embedding backend bf16 is not supported by this torch build/CPU; "
-                f"set {BACKEND_ENV}=torch")
+                f"set {BACKEND_ENV}=torch"
+            )
         return SentenceTransformer(model_location(self.model_name), device="cpu")
 
     @contextlib.contextmanager
@@ -198,8 +204,11 @@ class Embedder:
         model = self.model
         with self._compute():
             vecs = model.encode(
-                texts, batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=show_progress,
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=show_progress,
             )
         vecs = np.asarray(vecs, dtype=np.float32)
         if self.backend != "torch":  # re-normalize in float32 whatever the compute dtype was

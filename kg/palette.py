@@ -109,8 +109,7 @@ def parse_palette(data: object, source: str = "<palette>") -> Palette:
         for i, rel in enumerate(body.relations):
             if not LABEL.match(rel.name):
                 raise PaletteError(
-                    f"{source}: {cat}.relations[{i}].name {rel.name!r}: must match "
-                    f"{LABEL.pattern}"
+                    f"{source}: {cat}.relations[{i}].name {rel.name!r}: must match {LABEL.pattern}"
                 )
             if rel.name in seen and seen[rel.name] != cat:
                 # The same label in two categories would make the perspective focus ambiguous.

@@ -95,8 +95,9 @@ class Store:
         from graphdatascience import GraphDataScience
 
         # No Arrow flight server on community GDS; progress bars off for scripts and tests.
-        return GraphDataScience(self._driver, database=self.database, arrow=False,
-                                show_progress=False)
+        return GraphDataScience(
+            self._driver, database=self.database, arrow=False, show_progress=False
+        )
 
     def verify(self) -> None:
         self._driver.verify_connectivity()
@@ -122,7 +123,10 @@ class Store:
             return s.execute_read(lambda tx: [r.data() for r in tx.run(text, params)])
 
     def write_batches(
-        self, name: str, rows: Sequence[dict[str, Any]], batch_size: int | None = None,
+        self,
+        name: str,
+        rows: Sequence[dict[str, Any]],
+        batch_size: int | None = None,
         **params: Any,
     ) -> int:
         """`UNWIND $rows ...` in batches, each batch one transaction; returns rows written."""

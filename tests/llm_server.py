@@ -85,8 +85,9 @@ def _words(text: str) -> int:
 
 
 class LLMTestServer:
-    def __init__(self, latency: float = 0.0, supports_json_schema: bool = True,
-                 port: int = 0) -> None:
+    def __init__(
+        self, latency: float = 0.0, supports_json_schema: bool = True, port: int = 0
+    ) -> None:
         """`port=0` picks a free port; a fixed one lets a test restart "the same" server."""
         self.latency = latency
         self._want_port = port
@@ -107,8 +108,10 @@ class LLMTestServer:
         def serve() -> None:
             asyncio.set_event_loop(self._loop)
             self._server = self._loop.run_until_complete(
-                asyncio.start_server(self._connection, "127.0.0.1", self._want_port,
-                                     backlog=512, reuse_address=True))
+                asyncio.start_server(
+                    self._connection, "127.0.0.1", self._want_port, backlog=512, reuse_address=True
+                )
+            )
             ready.set()
             self._loop.run_forever()
 
@@ -150,13 +153,30 @@ class LLMTestServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     # -- scripting ------------------------------------------------------------------------
-    def add_rule(self, match: Match = None, reply: ReplySpec = None, *, status: int = 200,
-                 headers: dict[str, str] | None = None, delay: float = 0.0,
-                 times: int | None = None, usage: bool = True,
-                 raw: str | bytes | None = None, finish_reason: str = "stop") -> Rule:
-        rule = Rule(match=match, reply=reply, status=status, headers=dict(headers or {}),
-                    delay=delay, times=times, usage=usage, raw=raw,
-                    finish_reason=finish_reason)
+    def add_rule(
+        self,
+        match: Match = None,
+        reply: ReplySpec = None,
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+        delay: float = 0.0,
+        times: int | None = None,
+        usage: bool = True,
+        raw: str | bytes | None = None,
+        finish_reason: str = "stop",
+    ) -> Rule:
+        rule = Rule(
+            match=match,
+            reply=reply,
+            status=status,
+            headers=dict(headers or {}),
+            delay=delay,
+            times=times,
+            usage=usage,
+            raw=raw,
+            finish_reason=finish_reason,
+        )
         with self._lock:
             self.rules.append(rule)
         return rule
@@ -177,8 +197,13 @@ class LLMTestServer:
         """An `LLMConfig` aimed at this server (no cache, fast backoff unless overridden)."""
         from kg.llm import LLMConfig
 
-        values: dict[str, Any] = {"model": "test-model", "base_url": self.base_url,
-                                  "cache": False, "backoff_base_s": 0.01, "timeout_s": 10.0}
+        values: dict[str, Any] = {
+            "model": "test-model",
+            "base_url": self.base_url,
+            "cache": False,
+            "backoff_base_s": 0.01,
+            "timeout_s": 10.0,
+        }
         values.update(overrides)
         return LLMConfig(**values)
 
@@ -191,21 +216,28 @@ class LLMTestServer:
                     return rule
         return None
 
-    async def _connection(self, reader: asyncio.StreamReader,
-                          writer: asyncio.StreamWriter) -> None:
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """One keep-alive connection: HTTP/1.1 requests with a Content-Length body."""
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
-                headers = {k.strip().lower(): v.strip() for k, _, v in
-                           (ln.partition(":") for ln in lines[1:] if ":" in ln)}
+                headers = {
+                    k.strip().lower(): v.strip()
+                    for k, _, v in (ln.partition(":") for ln in lines[1:] if ":" in ln)
+                }
                 length = int(headers.get("content-length") or 0)
                 raw = await reader.readexactly(length) if length else b""
                 if method == "GET" and path.rstrip("/").endswith("/models"):
-                    out = (200, {}, json.dumps({"object": "list", "data": [
-                        {"id": "test-model", "object": "model"}]}).encode(), 0.0)
+                    out = (
+                        200,
+                        {},
+                        json.dumps(
+                            {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
+                        ).encode(),
+                        0.0,
+                    )
                 elif method != "POST":
                     out = (404, {}, _error("not found"), 0.0)
                 else:
@@ -222,8 +254,13 @@ class LLMTestServer:
                 await writer.drain()
                 if headers.get("connection", "").lower() == "close":
                     break
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError,
-                asyncio.CancelledError, ValueError):
+        except (
+            asyncio.IncompleteReadError,
+            asyncio.LimitOverrunError,
+            ConnectionError,
+            asyncio.CancelledError,
+            ValueError,
+        ):
             pass  # the client went away (e.g. gave up on a slow reply) or spoke garbage
         finally:
             writer.close()
@@ -231,8 +268,9 @@ class LLMTestServer:
     def handle(self, path: str, body: dict[str, Any], headers: dict[str, str]):
         """Returns (status, headers, body bytes, delay)."""
         status, out_headers, payload, delay = self._respond(path, body)
-        self.requests.append(RecordedRequest(path=path, body=body, headers=headers,
-                                             status=status, at=time.time()))
+        self.requests.append(
+            RecordedRequest(path=path, body=body, headers=headers, status=status, at=time.time())
+        )
         return status, out_headers, payload, delay + self.latency
 
     def _respond(self, path: str, body: dict[str, Any]):
@@ -253,15 +291,25 @@ class LLMTestServer:
         content = reply if isinstance(reply, str) else json.dumps(reply)
         prompt = " ".join(_content_text(m) for m in body.get("messages", []))
         payload: dict[str, Any] = {
-            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
-            "created": int(time.time()), "model": body.get("model", "test-model"),
-            "choices": [{"index": 0, "finish_reason": rule.finish_reason,
-                         "message": {"role": "assistant", "content": content}}],
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "test-model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": rule.finish_reason,
+                    "message": {"role": "assistant", "content": content},
+                }
+            ],
         }
         if rule.usage:
             pt, ct = _words(prompt), _words(content)
-            payload["usage"] = {"prompt_tokens": pt, "completion_tokens": ct,
-                                "total_tokens": pt + ct}
+            payload["usage"] = {
+                "prompt_tokens": pt,
+                "completion_tokens": ct,
+                "total_tokens": pt + ct,
+            }
         return 200, rule.headers, json.dumps(payload).encode(), rule.delay
 
 
@@ -269,14 +317,23 @@ def _error(message: str) -> bytes:
     return json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
-            500: "Internal Server Error", 503: "Service Unavailable"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
 
 
 def _http_response(status: int, headers: dict[str, str], payload: bytes) -> bytes:
-    head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
-            "Content-Type: application/json", f"Content-Length: {len(payload)}",
-            *[f"{k}: {v}" for k, v in headers.items()]]
+    head = [
+        f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+        "Content-Type: application/json",
+        f"Content-Length: {len(payload)}",
+        *[f"{k}: {v}" for k, v in headers.items()],
+    ]
     return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + payload
 
 
@@ -297,8 +354,9 @@ def scripted_answer(body: dict[str, Any]) -> str:
     text = _user_text(body)
     question = text.rsplit("Question:", 1)[-1].strip()
     doc = re.search(r"^\[1\] (.+)$", text, re.MULTILINE)
-    return f"In short, regarding {question[:80]!r}: " + (doc.group(1) if doc else
-                                                         "the first concept shapes the second.")
+    return f"In short, regarding {question[:80]!r}: " + (
+        doc.group(1) if doc else "the first concept shapes the second."
+    )
 
 
 def scripted_path_verdicts(body: dict[str, Any], present=lambda pid: int(pid[1:]) % 2 == 1):
@@ -314,31 +372,42 @@ def scripted_path_verdicts(body: dict[str, Any], present=lambda pid: int(pid[1:]
         n_edges = len(re.findall(r"^\s+edge \d+:", block, re.MULTILINE)) or 1
         ok = bool(present(pid))
         edges = [True] * n_edges if ok else [True] + [False] * (n_edges - 1)
-        out.append({"path_id": pid, "edges_present": edges, "present": ok,
-                    "reason": "scripted"})
+        out.append({"path_id": pid, "edges_present": edges, "present": ok, "reason": "scripted"})
     return {"verdicts": out}
 
 
 def scripted_claims(body: dict[str, Any]) -> dict[str, Any]:
     """Two claims: the first supported by S1 (when there are sources), the second not."""
     has_source = "S1:" in _user_text(body)
-    return {"claims": [
-        {"claim": "The first concept shapes the second.", "supported": has_source,
-         "source_id": "S1" if has_source else None},
-        {"claim": "Something no source states.", "supported": False, "source_id": None}]}
+    return {
+        "claims": [
+            {
+                "claim": "The first concept shapes the second.",
+                "supported": has_source,
+                "source_id": "S1" if has_source else None,
+            },
+            {"claim": "Something no source states.", "supported": False, "source_id": None},
+        ]
+    }
 
 
 def scripted_relevancy(body: dict[str, Any]) -> dict[str, Any]:
     n = re.search(r"write (\d+) different questions", _user_text(body))
-    return {"questions": [f"How does the first concept shape the second ({i})?"
-                          for i in range(int(n.group(1)) if n else 3)]}
+    return {
+        "questions": [
+            f"How does the first concept shape the second ({i})?"
+            for i in range(int(n.group(1)) if n else 3)
+        ]
+    }
 
 
-def add_eval_model(server: LLMTestServer, *, delay: float = 0.0,
-                   path_present=None) -> None:
+def add_eval_model(server: LLMTestServer, *, delay: float = 0.0, path_present=None) -> None:
     """Rules that play both the responder and the judge of `kg eval` deterministically."""
-    paths = (scripted_path_verdicts if path_present is None
-             else (lambda body: scripted_path_verdicts(body, path_present)))
+    paths = (
+        scripted_path_verdicts
+        if path_present is None
+        else (lambda body: scripted_path_verdicts(body, path_present))
+    )
     server.add_rule(match=PATHS_MARKER, reply=paths, delay=delay)
     server.add_rule(match=FAITH_MARKER, reply=scripted_claims, delay=delay)
     server.add_rule(match=RELEVANCY_MARKER, reply=scripted_relevancy, delay=delay)
@@ -358,8 +427,11 @@ def main() -> None:
     ap.add_argument("--eval-model", action="store_true", help="add the scripted eval rules")
     ap.add_argument("--port", type=int, default=0, help="fixed port (default: a free one)")
     ap.add_argument("--reply", help="answer every request with this text")
-    ap.add_argument("--until-killed", action="store_true",
-                    help="serve until killed (a stand-in for a model server process)")
+    ap.add_argument(
+        "--until-killed",
+        action="store_true",
+        help="serve until killed (a stand-in for a model server process)",
+    )
     args, _ = ap.parse_known_args()
     server = LLMTestServer(latency=args.latency, port=args.port).start()
     if args.eval_model:

@@ -37,7 +37,8 @@ DOCKER_PASSWORD = "perspectivekg-test"  # test-only container, bound to 127.0.0.
 
 def docker_settings(port: int) -> Settings:
     return get_settings(
-        neo4j_uri=f"neo4j://127.0.0.1:{port}", neo4j_user="neo4j",
+        neo4j_uri=f"neo4j://127.0.0.1:{port}",
+        neo4j_user="neo4j",
         neo4j_password=DOCKER_PASSWORD,
     )
 

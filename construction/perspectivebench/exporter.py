@@ -37,8 +37,12 @@ def _path_entry(link: dict[str, Any], path: dict[str, Any], index: int) -> dict[
     return out
 
 
-def _pool(row: dict[str, Any], paths: dict[str, dict[str, Any]],
-          concepts: dict[str, dict[str, Any]], by_key: dict[tuple[str, str], str]) -> dict:
+def _pool(
+    row: dict[str, Any],
+    paths: dict[str, dict[str, Any]],
+    concepts: dict[str, dict[str, Any]],
+    by_key: dict[tuple[str, str], str],
+) -> dict:
     pool: dict[str, Any] = {}
     if row["pool"]:
         for link in row["pool"]:
@@ -47,7 +51,8 @@ def _pool(row: dict[str, Any], paths: dict[str, dict[str, Any]],
             else:
                 c = concepts[link["concept"]]
                 pool[link["key"] or c["key"]] = render_pool_entry(
-                    c["summary"], c["topic_words"], c["key_evidence"])
+                    c["summary"], c["topic_words"], c["key_evidence"]
+                )
         return pool
     # built questions: the concepts along the valid paths, in order of first appearance
     for link in row["paths"]:
@@ -81,19 +86,24 @@ def question_lines(store: Store, domain: str | None = None) -> list[dict[str, An
             raise ExportError(f"question {r['uid']} ({r['domain']}) has no int `id`")
         valid = [_path_entry(link, paths[link["path"]], i) for i, link in enumerate(r["paths"])]
         targets = sorted(
-            ((link.get("tpos") if link.get("tpos") is not None else i, i)
-             for i, link in enumerate(r["paths"]) if link["target"]),
+            (
+                (link.get("tpos") if link.get("tpos") is not None else i, i)
+                for i, link in enumerate(r["paths"])
+                if link["target"]
+            ),
         )
-        out.append({
-            "id": r["id"],
-            "domain": r["domain"],
-            "perspective_theme": r["theme"] or "",
-            "perspective_target_question": r["text"] or "",
-            "perspective_valid_paths": [valid[i] for _, i in targets],
-            "focused_evidence": list(r["evidence"]),
-            "valid_paths": valid,
-            "full_content_pool": _pool(r, paths, concepts, by_key),
-        })
+        out.append(
+            {
+                "id": r["id"],
+                "domain": r["domain"],
+                "perspective_theme": r["theme"] or "",
+                "perspective_target_question": r["text"] or "",
+                "perspective_valid_paths": [valid[i] for _, i in targets],
+                "focused_evidence": list(r["evidence"]),
+                "valid_paths": valid,
+                "full_content_pool": _pool(r, paths, concepts, by_key),
+            }
+        )
     return out
 
 

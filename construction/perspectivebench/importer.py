@@ -75,18 +75,32 @@ def plan_in_tx(
     """Read what the graph holds for the touched concepts/paths and build the rows."""
     concept_uids, path_uids = planned_uids(questions)
     existing_concepts, existing_paths = read_existing(tx, concept_uids, path_uids)
-    return build_plan(questions, existing_concepts=existing_concepts,
-                      existing_paths=existing_paths, source=source, palette=palette,
-                      domain_palettes=domain_palettes)
+    return build_plan(
+        questions,
+        existing_concepts=existing_concepts,
+        existing_paths=existing_paths,
+        source=source,
+        palette=palette,
+        domain_palettes=domain_palettes,
+    )
 
 
 def _write_rejects(path: Path, rejected: list[tuple[LineRef, list[Problem]]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as fh:
         for ref, problems in rejected:
-            fh.write(json.dumps({"file": ref.file, "line": ref.line,
-                                 "errors": [str(p) for p in problems],
-                                 "text": ref.text}, ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "file": ref.file,
+                        "line": ref.line,
+                        "errors": [str(p) for p in problems],
+                        "text": ref.text,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
 
 
 def import_perspectivebench(
@@ -113,9 +127,12 @@ def import_perspectivebench(
     files = [Path(f) for f in files]
     result = validate_files(files, max_line_bytes=max_line_bytes)
     report = ImportReport(
-        files=[str(f) for f in files], lines_read=result.lines_read,
-        blank_lines=result.blank_lines, questions_valid=len(result.questions),
-        duplicates_skipped=result.duplicates, warnings=list(result.warnings),
+        files=[str(f) for f in files],
+        lines_read=result.lines_read,
+        blank_lines=result.blank_lines,
+        questions_valid=len(result.questions),
+        duplicates_skipped=result.duplicates,
+        warnings=list(result.warnings),
         errors=list(result.errors),
     )
     if result.errors and not skip_invalid:
@@ -129,8 +146,13 @@ def import_perspectivebench(
         source = "perspectivebench:" + ",".join(f.name for f in files)
 
         def work(tx: ManagedTransaction) -> ImportPlan:
-            plan = plan_in_tx(tx, result.questions, source=source, palette=palette,
-                              domain_palettes=domain_palettes)
+            plan = plan_in_tx(
+                tx,
+                result.questions,
+                source=source,
+                palette=palette,
+                domain_palettes=domain_palettes,
+            )
             write_plan(tx, plan, batch_size or store.settings.batch_size)
             return plan
 

@@ -60,10 +60,14 @@ def concept_text(summary: str, topic_words: list[str] | None) -> str:
 
 
 class _Builder:
-    def __init__(self, existing_concepts: dict[str, dict[str, Any]],
-                 existing_paths: dict[str, list[str]], source: str,
-                 palette: dict[str, str] | None,
-                 domain_palettes: dict[str, dict[str, str]] | None) -> None:
+    def __init__(
+        self,
+        existing_concepts: dict[str, dict[str, Any]],
+        existing_paths: dict[str, list[str]],
+        source: str,
+        palette: dict[str, str] | None,
+        domain_palettes: dict[str, dict[str, str]] | None,
+    ) -> None:
         self.plan = ImportPlan()
         # canonical pool entry / path reasons per uid: the graph's first, else the first line's
         self.entries = dict(existing_concepts)
@@ -87,8 +91,9 @@ class _Builder:
     def fact(self, domain: str, text: str) -> str:
         uid = ids.fact_uid(domain, text)
         if self._once("fact", uid):
-            self.plan.facts.append({"uid": uid, "domain": domain, "text": text,
-                                    "provenance": self.provenance})
+            self.plan.facts.append(
+                {"uid": uid, "domain": domain, "text": text, "provenance": self.provenance}
+            )
         return uid
 
     def concept(self, ref: LineRef, q: BenchQuestion, pool_key: str) -> tuple[str, str | None]:
@@ -96,17 +101,25 @@ class _Builder:
         key, entry, raw = base_key(pool_key), q.pool[pool_key], q.raw_pool[pool_key]
         uid = ids.concept_uid(q.domain, key)
         if self._once("con", uid):
-            self.plan.concepts.append({
-                "uid": uid, "domain": q.domain, "key": key, "summary": entry.summary,
-                "topic_words": entry.topic_words, "provenance": self.provenance,
-                "text": concept_text(entry.summary, entry.topic_words),
-            })
+            self.plan.concepts.append(
+                {
+                    "uid": uid,
+                    "domain": q.domain,
+                    "key": key,
+                    "summary": entry.summary,
+                    "topic_words": entry.topic_words,
+                    "provenance": self.provenance,
+                    "text": concept_text(entry.summary, entry.topic_words),
+                }
+            )
             fact_uids = [self.fact(q.domain, s) for s in entry.key_evidence]
             if uid not in self.existing_concepts:
-                self.entries[uid] = render_pool_entry(entry.summary, entry.topic_words,
-                                                      entry.key_evidence)
+                self.entries[uid] = render_pool_entry(
+                    entry.summary, entry.topic_words, entry.key_evidence
+                )
                 self.plan.key_evidence.extend(
-                    {"concept": uid, "rank": rank, "fact": f} for rank, f in enumerate(fact_uids))
+                    {"concept": uid, "rank": rank, "fact": f} for rank, f in enumerate(fact_uids)
+                )
         canonical = self.entries[uid]
         if raw == canonical:
             return uid, None
@@ -114,10 +127,15 @@ class _Builder:
             self.fact(q.domain, sentence)
         # (two lines of one import that disagree are already reported by validation)
         if uid in self.existing_concepts and canonical.get("Summary") != entry.summary:
-            self.plan.warnings.append(Problem(
-                file=ref.file, line=ref.line, field=f"full_content_pool.{pool_key}.Summary",
-                message=f"concept {key} in {q.domain} has two summaries: the graph: "
-                f"{canonical.get('Summary')!r} / here: {entry.summary!r} (kept per question)"))
+            self.plan.warnings.append(
+                Problem(
+                    file=ref.file,
+                    line=ref.line,
+                    field=f"full_content_pool.{pool_key}.Summary",
+                    message=f"concept {key} in {q.domain} has two summaries: the graph: "
+                    f"{canonical.get('Summary')!r} / here: {entry.summary!r} (kept per question)",
+                )
+            )
         return uid, json.dumps(raw, ensure_ascii=False)
 
     def path(self, q: BenchQuestion, pos: int) -> tuple[str, list[str] | None]:
@@ -134,17 +152,33 @@ class _Builder:
                 e_uid = ids.relates_uid(dom, a, label, b)
                 edge_uids.append(e_uid)
                 if self._once("edge", e_uid):
-                    self.plan.edges.append({
-                        "uid": e_uid, "domain": dom, "label": label, "reason": reason,
-                        "from": ids.concept_uid(dom, a), "to": ids.concept_uid(dom, b),
-                        "category": self.category(dom, label), "provenance": self.provenance,
-                    })
-            self.plan.paths.append({
-                "uid": uid, "domain": dom, "signature": p.signature, "hops": p.hops,
-                "labels": list(p.labels), "concept_keys": list(p.keys), "edge_uids": edge_uids,
-                "reasons": list(entry.reasons), "provenance": self.provenance,
-                "start": ids.concept_uid(dom, p.keys[0]), "end": ids.concept_uid(dom, p.keys[-1]),
-            })
+                    self.plan.edges.append(
+                        {
+                            "uid": e_uid,
+                            "domain": dom,
+                            "label": label,
+                            "reason": reason,
+                            "from": ids.concept_uid(dom, a),
+                            "to": ids.concept_uid(dom, b),
+                            "category": self.category(dom, label),
+                            "provenance": self.provenance,
+                        }
+                    )
+            self.plan.paths.append(
+                {
+                    "uid": uid,
+                    "domain": dom,
+                    "signature": p.signature,
+                    "hops": p.hops,
+                    "labels": list(p.labels),
+                    "concept_keys": list(p.keys),
+                    "edge_uids": edge_uids,
+                    "reasons": list(entry.reasons),
+                    "provenance": self.provenance,
+                    "start": ids.concept_uid(dom, p.keys[0]),
+                    "end": ids.concept_uid(dom, p.keys[-1]),
+                }
+            )
             self.path_reasons.setdefault(uid, list(entry.reasons))
         override = None if self.path_reasons[uid] == entry.reasons else list(entry.reasons)
         return uid, override
@@ -154,23 +188,44 @@ class _Builder:
         if self._once("dom", dom):
             self.plan.domains.append({"name": dom})
         q_uid = ids.question_uid(dom, q.id)
-        self.plan.questions.append({
-            "uid": q_uid, "id": q.id, "domain": dom, "theme": q.theme, "text": q.text,
-            "hop": q.hop, "provenance": self.provenance,
-        })
+        self.plan.questions.append(
+            {
+                "uid": q_uid,
+                "id": q.id,
+                "domain": dom,
+                "theme": q.theme,
+                "text": q.text,
+                "hop": q.hop,
+                "provenance": self.provenance,
+            }
+        )
         for pos, pool_key in enumerate(q.pool):
             c_uid, override = self.concept(ref, q, pool_key)
-            self.plan.pool.append({"question": q_uid, "concept": c_uid, "key": pool_key,
-                                   "pos": pos, "override": override})
+            self.plan.pool.append(
+                {
+                    "question": q_uid,
+                    "concept": c_uid,
+                    "key": pool_key,
+                    "pos": pos,
+                    "override": override,
+                }
+            )
         tpos = {p: i for i, p in enumerate(q.target_pos)}
         for pos, entry in enumerate(q.valid_paths):
             p_uid, override = self.path(q, pos)
-            row = {"question": q_uid, "path": p_uid, "name": entry.name, "pos": pos,
-                   "tpos": tpos.get(pos), "reasons": override}
+            row = {
+                "question": q_uid,
+                "path": p_uid,
+                "name": entry.name,
+                "pos": pos,
+                "tpos": tpos.get(pos),
+                "reasons": override,
+            }
             (self.plan.targets if pos in tpos else self.plan.distractors).append(row)
         for rank, sentence in enumerate(q.focused_evidence):
-            self.plan.evidence.append({"question": q_uid, "fact": self.fact(dom, sentence),
-                                       "rank": rank})
+            self.plan.evidence.append(
+                {"question": q_uid, "fact": self.fact(dom, sentence), "rank": rank}
+            )
 
 
 def build_plan(

@@ -116,8 +116,11 @@ class _LineChecker:
         n_err = len(self.errors)
         for key in raw.full_content_pool:
             if not IDENT.match(key):
-                self.error(f"full_content_pool.{key}", "invalid concept key: letters, digits and "
-                           "underscores only, starting with a letter")
+                self.error(
+                    f"full_content_pool.{key}",
+                    "invalid concept key: letters, digits and "
+                    "underscores only, starting with a letter",
+                )
         pool_keys = {base_key(k) for k in raw.full_content_pool}
         for key, entry in raw.full_content_pool.items():
             if not entry.key_evidence:
@@ -131,8 +134,9 @@ class _LineChecker:
                 continue
             for key in parsed.path.keys:
                 if key not in pool_keys:
-                    self.error(f"{fld}.{parsed.name}",
-                               f"concept {key!r} is not in full_content_pool")
+                    self.error(
+                        f"{fld}.{parsed.name}", f"concept {key!r} is not in full_content_pool"
+                    )
         ok = [p for p in valid if p is not None]
         _dupes(self, ok, "name", lambda p: p.name)
         _dupes(self, ok, "path", lambda p: p.path.signature)
@@ -145,8 +149,11 @@ class _LineChecker:
                 continue
             pos = by_name.get(parsed.name)
             if pos is None or valid[pos] != parsed:
-                self.error(fld, f"target {parsed.name} ({parsed.path.signature!r}) is not among "
-                           "valid_paths (same name, path and reasons)")
+                self.error(
+                    fld,
+                    f"target {parsed.name} ({parsed.path.signature!r}) is not among "
+                    "valid_paths (same name, path and reasons)",
+                )
             elif pos in target_pos:
                 self.error(fld, f"target {parsed.name} listed twice")
             else:
@@ -157,9 +164,15 @@ class _LineChecker:
             self.error("valid_paths", "no distractor: every valid path is a target path")
             return None
         return BenchQuestion(
-            id=raw.id, domain=raw.domain, theme=raw.perspective_theme,
-            text=raw.perspective_target_question, valid_paths=ok, target_pos=target_pos,
-            focused_evidence=raw.focused_evidence, pool=raw.full_content_pool, raw_pool=raw_pool,
+            id=raw.id,
+            domain=raw.domain,
+            theme=raw.perspective_theme,
+            text=raw.perspective_target_question,
+            valid_paths=ok,
+            target_pos=target_pos,
+            focused_evidence=raw.focused_evidence,
+            pool=raw.full_content_pool,
+            raw_pool=raw_pool,
         )
 
 
@@ -234,14 +247,22 @@ class _CrossLine:
             where = f"{first.file}:{first.line}"
             if first_canon == canon:
                 self.result.duplicates += 1
-                self.result.warnings.append(Problem(
-                    file=ref.file, line=ref.line, field="id",
-                    message=f"id {q.id} ({q.domain}) repeats {where} with identical content; "
-                    "skipped"))
+                self.result.warnings.append(
+                    Problem(
+                        file=ref.file,
+                        line=ref.line,
+                        field="id",
+                        message=f"id {q.id} ({q.domain}) repeats {where} with identical content; "
+                        "skipped",
+                    )
+                )
             else:
-                problem = Problem(file=ref.file, line=ref.line, field="id",
-                                  message=f"id {q.id} ({q.domain}) already at {where} with "
-                                  "different content")
+                problem = Problem(
+                    file=ref.file,
+                    line=ref.line,
+                    field="id",
+                    message=f"id {q.id} ({q.domain}) already at {where} with different content",
+                )
                 self.result.errors.append(problem)
                 self.result.rejected.append((ref, [problem]))
             return False
@@ -252,10 +273,15 @@ class _CrossLine:
             if seen is None:
                 self.summaries[key] = (ref, entry.summary)
             elif seen[1] != entry.summary:
-                self.result.warnings.append(Problem(
-                    file=ref.file, line=ref.line, field=f"full_content_pool.{pool_key}.Summary",
-                    message=f"concept {key[1]} in {q.domain} has two summaries: "
-                    f"{seen[0].file}:{seen[0].line}: {seen[1]!r} / here: {entry.summary!r}"))
+                self.result.warnings.append(
+                    Problem(
+                        file=ref.file,
+                        line=ref.line,
+                        field=f"full_content_pool.{pool_key}.Summary",
+                        message=f"concept {key[1]} in {q.domain} has two summaries: "
+                        f"{seen[0].file}:{seen[0].line}: {seen[1]!r} / here: {entry.summary!r}",
+                    )
+                )
         return True
 
 
@@ -277,8 +303,13 @@ def validate_files(
                 result.blank_lines += 1
                 continue
             q = chk.check(text) if text is not None else None
-            ref = LineRef(str(path), n, text if text is not None else
-                          raw[:max_line_bytes].decode("utf-8", errors="replace"))
+            ref = LineRef(
+                str(path),
+                n,
+                text
+                if text is not None
+                else raw[:max_line_bytes].decode("utf-8", errors="replace"),
+            )
             result.warnings.extend(chk.warnings)
             if chk.errors:
                 result.errors.extend(chk.errors)

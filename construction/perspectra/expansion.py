@@ -43,18 +43,32 @@ def clean_expansion(text: str) -> str:
 
 def render(slot: dict[str, Any]) -> str:
     return load_prompt(PROMPT).render(
-        topic=slot["topic"], stance=slot["stance"], stance_phrase=STANCE_PHRASE[slot["stance"]],
-        opinion=slot["opinion"], comment=slot["comment"])
+        topic=slot["topic"],
+        stance=slot["stance"],
+        stance_phrase=STANCE_PHRASE[slot["stance"]],
+        opinion=slot["opinion"],
+        comment=slot["comment"],
+    )
 
 
-def pending_slots(store: Store, generator: str, topic: str | None = None,
-                  limit: int | None = None) -> list[dict[str, Any]]:
-    return store.read("perspectra/expansion_pending", generator=generator, topic=topic,
-                      limit=limit if limit is not None else 10**9)
+def pending_slots(
+    store: Store, generator: str, topic: str | None = None, limit: int | None = None
+) -> list[dict[str, Any]]:
+    return store.read(
+        "perspectra/expansion_pending",
+        generator=generator,
+        topic=topic,
+        limit=limit if limit is not None else 10**9,
+    )
 
 
-def expand(store: Store, client: LLMClient, topic: str | None = None,
-           limit: int | None = None, chunk: int = 32) -> ExpansionReport:
+def expand(
+    store: Store,
+    client: LLMClient,
+    topic: str | None = None,
+    limit: int | None = None,
+    chunk: int = 32,
+) -> ExpansionReport:
     generator = client.config.model
     prompt = load_prompt(PROMPT)
     slots = pending_slots(store, generator, topic, limit)
@@ -63,9 +77,15 @@ def expand(store: Store, client: LLMClient, topic: str | None = None,
 
     async def main() -> None:
         for start in range(0, len(slots), chunk):
-            part = slots[start:start + chunk]
-            requests = [LLMRequest(messages=[{"role": "user", "content": render(s)}],
-                                   prompt_name=PROMPT, prompt_hash=prompt.hash) for s in part]
+            part = slots[start : start + chunk]
+            requests = [
+                LLMRequest(
+                    messages=[{"role": "user", "content": render(s)}],
+                    prompt_name=PROMPT,
+                    prompt_hash=prompt.hash,
+                )
+                for s in part
+            ]
             replies = await client.complete_many(requests, return_exceptions=True)
             rows = []
             for slot, reply in zip(part, replies, strict=True):
@@ -78,11 +98,18 @@ def expand(store: Store, client: LLMClient, topic: str | None = None,
                 if not text:
                     report.empty += 1
                     continue
-                rows.append(ExpansionRow(
-                    uid=ids.expansion_uid(slot["opinion_uid"], text),
-                    opinion_uid=slot["opinion_uid"], comment_uid=slot["comment_uid"],
-                    rank=slot["rank"], text=text, generator=generator,
-                    prompt_hash=prompt.hash, source=prov))
+                rows.append(
+                    ExpansionRow(
+                        uid=ids.expansion_uid(slot["opinion_uid"], text),
+                        opinion_uid=slot["opinion_uid"],
+                        comment_uid=slot["comment_uid"],
+                        rank=slot["rank"],
+                        text=text,
+                        generator=generator,
+                        prompt_hash=prompt.hash,
+                        source=prov,
+                    )
+                )
             if rows:
                 write_import(store, ImportRows(expansions=rows))
                 report.written += len(rows)

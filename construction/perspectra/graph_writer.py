@@ -21,8 +21,10 @@ def _write(tx: ManagedTransaction, name: str, rows: list[dict[str, Any]], size: 
         got = Store.tx_query(tx, f"perspectra/{name}", rows=batch)
         n = got[0]["n"] if got else 0
         if n != len(batch):
-            raise IncompleteWrite(f"perspectra/{name}: {n} of {len(batch)} rows found their "
-                                  "endpoints; nothing written")
+            raise IncompleteWrite(
+                f"perspectra/{name}: {n} of {len(batch)} rows found their "
+                "endpoints; nothing written"
+            )
 
 
 def _dump(items: list[BaseModel]) -> list[dict[str, Any]]:

@@ -29,14 +29,22 @@ def kialo_rows(path: Path) -> ImportRows:
             for i, text in enumerate(getattr(topic, list_name)):
                 where = f"{list_name}[{i}]"
                 if text in first:
-                    problems.append(Problem(line, where, f"duplicate opinion (also "
-                                            f"{first[text]})", topic.topic[:80]))
+                    problems.append(
+                        Problem(
+                            line, where, f"duplicate opinion (also {first[text]})", topic.topic[:80]
+                        )
+                    )
                     continue
                 first[text] = where
-                rows.opinions.append(OpinionRow(
-                    uid=ids.opinion_uid(topic.topic, stance, text), topic_uid=t_uid,
-                    text=text, stance=stance, source=prov,
-                ))
+                rows.opinions.append(
+                    OpinionRow(
+                        uid=ids.opinion_uid(topic.topic, stance, text),
+                        topic_uid=t_uid,
+                        text=text,
+                        stance=stance,
+                        source=prov,
+                    )
+                )
     if problems:
         raise PerspectraInputError(path, problems)
     return rows

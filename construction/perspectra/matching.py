@@ -43,8 +43,14 @@ class MatchReport:
     per_topic: dict[str, int] = field(default_factory=dict)
 
 
-def match_topics(store: Store, encode: Encoder, model_name: str, k: int = 5,
-                 force: bool = False, topic: str | None = None) -> MatchReport:
+def match_topics(
+    store: Store,
+    encode: Encoder,
+    model_name: str,
+    k: int = 5,
+    force: bool = False,
+    topic: str | None = None,
+) -> MatchReport:
     report = MatchReport()
     for rec in store.read("perspectra/match_inputs", topic=topic):
         report.topics += 1
@@ -58,9 +64,16 @@ def match_topics(store: Store, encode: Encoder, model_name: str, k: int = 5,
         rows = []
         for op, best in zip(todo, top_k(vec_o, vec_c, k), strict=True):
             report.opinions_short += len(best) < k
-            rows += [MatchRow(opinion_uid=op["uid"], comment_uid=comments[j]["uid"], rank=r,
-                              cosine=cos, model=model_name)
-                     for r, (j, cos) in enumerate(best, start=1)]
+            rows += [
+                MatchRow(
+                    opinion_uid=op["uid"],
+                    comment_uid=comments[j]["uid"],
+                    rank=r,
+                    cosine=cos,
+                    model=model_name,
+                )
+                for r, (j, cos) in enumerate(best, start=1)
+            ]
         _replace_matches(store, [o["uid"] for o in todo], rows)
         report.opinions_matched += len(todo)
         report.edges += len(rows)

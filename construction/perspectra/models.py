@@ -146,8 +146,9 @@ def validated_topics(
             continue
         text: str = topic.topic  # type: ignore[attr-defined]
         if text in seen:
-            problems.append(Problem(line, "topic", f"duplicate topic (first at line "
-                                    f"{seen[text]})", text[:80]))
+            problems.append(
+                Problem(line, "topic", f"duplicate topic (first at line {seen[text]})", text[:80])
+            )
             continue
         seen[text] = line
         yield line, topic

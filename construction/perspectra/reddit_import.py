@@ -56,12 +56,16 @@ class RedditReport:
     per_topic: dict[str, int] = field(default_factory=dict)
 
     def as_rows(self) -> list[tuple[str, int]]:
-        out = [("comments read", self.read),
-               ("dropped: beyond thread budget", self.beyond_thread_budget),
-               ("dropped: beyond comment budget", self.beyond_comment_budget)]
+        out = [
+            ("comments read", self.read),
+            ("dropped: beyond thread budget", self.beyond_thread_budget),
+            ("dropped: beyond comment budget", self.beyond_comment_budget),
+        ]
         out += [(f"filtered: {name}", self.filtered[name]) for name in FILTERS]
-        out += [("merged: same text twice in a topic", self.duplicate_text),
-                ("kept (candidate links)", self.kept)]
+        out += [
+            ("merged: same text twice in a topic", self.duplicate_text),
+            ("kept (candidate links)", self.kept),
+        ]
         return out
 
 
@@ -115,11 +119,20 @@ def reddit_rows(
                 if (c_uid, t_uid) in links:
                     report.duplicate_text += 1
                     continue
-                comments.setdefault(c_uid, CommentRow(
-                    uid=c_uid, text=c.body, author=c.author, score=c.score,
-                    distinguished=c.distinguished, subreddit=c.subreddit, thread=c.link_id,
-                    reddit_id=c.id, source=prov,
-                ))
+                comments.setdefault(
+                    c_uid,
+                    CommentRow(
+                        uid=c_uid,
+                        text=c.body,
+                        author=c.author,
+                        score=c.score,
+                        distinguished=c.distinguished,
+                        subreddit=c.subreddit,
+                        thread=c.link_id,
+                        reddit_id=c.id,
+                        source=prov,
+                    ),
+                )
                 links.add((c_uid, t_uid))
         report.per_topic[topic] = len(links) - kept_before
     rows.comments = list(comments.values())

@@ -45,12 +45,19 @@ def _within_topic(line: int, topic: ReleaseTopic) -> list[Problem]:
         for i, op in enumerate(getattr(topic, list_name)):
             where = f"{list_name}[{i}]"
             if op.opinion in first:
-                out.append(Problem(line, f"{where}.opinion",
-                                   f"duplicate opinion (also {first[op.opinion]})", topic.topic))
+                out.append(
+                    Problem(
+                        line,
+                        f"{where}.opinion",
+                        f"duplicate opinion (also {first[op.opinion]})",
+                        topic.topic,
+                    )
+                )
             first.setdefault(op.opinion, where)
             if len(set(op.expanded)) != len(op.expanded):
-                out.append(Problem(line, f"{where}.expanded", "duplicate expansion text",
-                                   topic.topic))
+                out.append(
+                    Problem(line, f"{where}.expanded", "duplicate expansion text", topic.topic)
+                )
     return out
 
 
@@ -65,18 +72,27 @@ def release_rows(path: Path) -> ImportRows:
         for list_name, stance in STANCE_FIELDS.items():
             for op in getattr(topic, list_name):
                 o_uid = ids.opinion_uid(topic.topic, stance, op.opinion)
-                rows.opinions.append(OpinionRow(uid=o_uid, topic_uid=t_uid, text=op.opinion,
-                                                stance=stance, source=prov))
+                rows.opinions.append(
+                    OpinionRow(
+                        uid=o_uid, topic_uid=t_uid, text=op.opinion, stance=stance, source=prov
+                    )
+                )
                 for rank, (comment, expansion) in enumerate(
                     zip(op.top5_matches, op.expanded, strict=True), start=1
                 ):
                     c_uid = ids.comment_uid(comment)
                     comments.setdefault(c_uid, CommentRow(uid=c_uid, text=comment, source=prov))
                     rows.matches.append(MatchRow(opinion_uid=o_uid, comment_uid=c_uid, rank=rank))
-                    rows.expansions.append(ExpansionRow(
-                        uid=ids.expansion_uid(o_uid, expansion), opinion_uid=o_uid,
-                        comment_uid=c_uid, rank=rank, text=expansion,
-                        generator=RELEASE_GENERATOR, source=prov,
-                    ))
+                    rows.expansions.append(
+                        ExpansionRow(
+                            uid=ids.expansion_uid(o_uid, expansion),
+                            opinion_uid=o_uid,
+                            comment_uid=c_uid,
+                            rank=rank,
+                            text=expansion,
+                            generator=RELEASE_GENERATOR,
+                            source=prov,
+                        )
+                    )
     rows.comments = list(comments.values())
     return rows

@@ -6,6 +6,14 @@ local embedding model) and, where the paper uses a model, an LLM route through `
 """
 
 STAGES = (
-    "chunks", "facts", "embeddings", "clusters", "concepts", "pairs",
-    "relations", "paths", "questions", "evidence",
+    "chunks",
+    "facts",
+    "embeddings",
+    "clusters",
+    "concepts",
+    "pairs",
+    "relations",
+    "paths",
+    "questions",
+    "evidence",
 )

@@ -89,10 +89,17 @@ def read_chunk_json(path: Path, domain: str) -> list[Chunk]:
                 f"{path}: line {_line_of(text, i)}: chunk [{i}] field id: duplicate id {ext!r}"
             )
         seen.add(ext)
-        out.append(Chunk(
-            uid=chunk_uid(domain, raw.source, raw.text), domain=domain, source=raw.source,
-            ordinal=i, subject=raw.subject or domain, text=raw.text.strip(), external_id=ext,
-        ))
+        out.append(
+            Chunk(
+                uid=chunk_uid(domain, raw.source, raw.text),
+                domain=domain,
+                source=raw.source,
+                ordinal=i,
+                subject=raw.subject or domain,
+                text=raw.text.strip(),
+                external_id=ext,
+            )
+        )
     return out
 
 
@@ -131,22 +138,33 @@ def read_text_files(paths: list[Path], domain: str, size: int, overlap: int) -> 
             raise ChunkInputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
         for piece in split_text(body, size, overlap):
             ordinal = len(out)
-            out.append(Chunk(
-                uid=chunk_uid(domain, path.name, piece), domain=domain, source=path.name,
-                ordinal=ordinal, subject=domain, text=piece, external_id=f"{path.name}#{ordinal}",
-            ))
+            out.append(
+                Chunk(
+                    uid=chunk_uid(domain, path.name, piece),
+                    domain=domain,
+                    source=path.name,
+                    ordinal=ordinal,
+                    subject=domain,
+                    text=piece,
+                    external_id=f"{path.name}#{ordinal}",
+                )
+            )
     return out
 
 
-def read_chunks(paths: list[Path], domain: str, size: int = 1000,
-                overlap: int = 150) -> list[Chunk]:
+def read_chunks(
+    paths: list[Path], domain: str, size: int = 1000, overlap: int = 150
+) -> list[Chunk]:
     """`.json` files in the published format, anything else as plain text."""
     out: list[Chunk] = []
     for path in paths:
         if not path.is_file():
             raise ChunkInputError(f"{path}: no such file")
-        part = (read_chunk_json(path, domain) if path.suffix.lower() == ".json"
-                else read_text_files([path], domain, size, overlap))
+        part = (
+            read_chunk_json(path, domain)
+            if path.suffix.lower() == ".json"
+            else read_text_files([path], domain, size, overlap)
+        )
         # Keep one order across several files.
         base = len(out)
         out.extend(c.model_copy(update={"ordinal": base + c.ordinal}) for c in part)

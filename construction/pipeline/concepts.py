@@ -17,17 +17,18 @@ class SummaryReply(BaseModel):
     summary: str = Field(min_length=1, description="one sentence synthesizing the facts")
 
 
-def offline_name(topic_words: list[str], taken: set[str],
-                 entities: list[dict] | None = None) -> str:
+def offline_name(
+    topic_words: list[str], taken: set[str], entities: list[dict] | None = None
+) -> str:
     """The concept's most mentioned multi-word entity that shares a top topic word, else the
     best two-word topic phrase, else the top word; unique in the domain."""
     words = [w for w in topic_words if w]
     top = {t for w in words[:5] for t in w.split()}
     named = sorted(
         (e for e in entities or [] if e["n"] >= 2 and set(e["name"].lower().split()) & top),
-        key=lambda e: (-e["n"] * (1 + 0.5 * (len(e["name"].split()) - 1)), e["name"]))
-    phrases = ([e["name"].lower() for e in named] + [w for w in words[:5] if " " in w]
-               + words)
+        key=lambda e: (-e["n"] * (1 + 0.5 * (len(e["name"].split()) - 1)), e["name"]),
+    )
+    phrases = [e["name"].lower() for e in named] + [w for w in words[:5] if " " in w] + words
     for cand in phrases or ["concept"]:
         name = cand.title()
         if name.lower() not in taken:
@@ -46,14 +47,20 @@ def offline_summary(central: str, topic_words: list[str]) -> str:
 
 
 def row(uid: str, name: str, summary: str, topic_words: list[str], provenance: str) -> dict:
-    return {"uid": uid, "name": name, "summary": summary, "provenance": provenance,
-            "text": f"{name}. {summary} {' '.join(topic_words)}"}
+    return {
+        "uid": uid,
+        "name": name,
+        "summary": summary,
+        "provenance": provenance,
+        "text": f"{name}. {summary} {' '.join(topic_words)}",
+    }
 
 
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
-        concepts = ctx.store.query("pipeline/concepts_with_evidence", domain=ctx.domain,
-                                   limit=ctx.config.key_evidence)
+        concepts = ctx.store.query(
+            "pipeline/concepts_with_evidence", domain=ctx.domain, limit=ctx.config.key_evidence
+        )
         todo = ctx.pending(STAGE, rep, concepts)
         pending = {c["uid"] for c in todo}
         taken = {c["name"].lower() for c in concepts if c["uid"] not in pending and c["name"]}
@@ -64,16 +71,30 @@ def run(ctx: BuildContext) -> StageReport:
         rows = []
         bar = ctx.bar("concepts", len(todo))
         for c in todo:
-            central = next((t for t, u in zip(c["facts"], c["fact_uids"], strict=True)
-                            if u == c["central_fact"]), c["facts"][0] if c["facts"] else "")
+            central = next(
+                (
+                    t
+                    for t, u in zip(c["facts"], c["fact_uids"], strict=True)
+                    if u == c["central_fact"]
+                ),
+                c["facts"][0] if c["facts"] else "",
+            )
             name = offline_name(c["topic_words"], taken, c["entities"])
             taken.add(name.lower())
-            rows.append(row(c["uid"], name, offline_summary(central, c["topic_words"]),
-                            c["topic_words"], prov))
+            rows.append(
+                row(
+                    c["uid"],
+                    name,
+                    offline_summary(central, c["topic_words"]),
+                    c["topic_words"],
+                    prov,
+                )
+            )
             bar.advance()
         bar.close()
-        ctx.write_items(STAGE, [("pipeline/write_concept_summaries", {"rows": rows})],
-                        [r["uid"] for r in rows])
+        ctx.write_items(
+            STAGE, [("pipeline/write_concept_summaries", {"rows": rows})], [r["uid"] for r in rows]
+        )
         rep.written = len(rows)
         return rep
 
@@ -87,8 +108,9 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict], taken: set[s
     async def one(c: dict) -> None:
         facts = "\n".join(f"- {t}" for t in c["facts"])
         try:
-            reply = await llm.ask("summary", SummaryReply, facts=facts,
-                                  topic_words=", ".join(c["topic_words"]))
+            reply = await llm.ask(
+                "summary", SummaryReply, facts=facts, topic_words=", ".join(c["topic_words"])
+            )
             name = " ".join(reply.name.split())
             if len(name.split()) > 8:
                 raise RejectedReply("invalid_reply", "name longer than 8 words")

@@ -25,11 +25,11 @@ log = logging.getLogger("kg.build")
 @dataclass
 class StageReport:
     stage: str
-    items: int = 0          # items this stage had to look at
-    resumed: int = 0        # items already done by an earlier (killed or finished) run
-    written: int = 0        # nodes/edges this run wrote
-    rejected: int = 0       # model replies (or items) rejected by validation
-    skipped: int = 0        # inputs that produced nothing (counted, never silent)
+    items: int = 0  # items this stage had to look at
+    resumed: int = 0  # items already done by an earlier (killed or finished) run
+    written: int = 0  # nodes/edges this run wrote
+    rejected: int = 0  # model replies (or items) rejected by validation
+    skipped: int = 0  # inputs that produced nothing (counted, never silent)
     seconds: float = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
@@ -75,21 +75,37 @@ class BuildContext:
     def model_name(self) -> str:
         return self.llm.model if self.llm else "offline"
 
-    def provenance(self, stage: str, prompt_hash: str | None = None,
-                   source: str | None = None, model: str | None = None) -> str:
+    def provenance(
+        self,
+        stage: str,
+        prompt_hash: str | None = None,
+        source: str | None = None,
+        model: str | None = None,
+    ) -> str:
         """JSON provenance for every node/edge: run, stage, model, prompt hash. Never a key."""
-        return json.dumps({
-            "run": self.run_uid, "stage": stage, "model": model or self.model_name,
-            "prompt_hash": prompt_hash, "source": source,
-        }, sort_keys=True)
+        return json.dumps(
+            {
+                "run": self.run_uid,
+                "stage": stage,
+                "model": model or self.model_name,
+                "prompt_hash": prompt_hash,
+                "source": source,
+            },
+            sort_keys=True,
+        )
 
     # -- resume state ---------------------------------------------------------------------
     def done_items(self, stage: str) -> dict[str, str | None]:
         rows = self.store.query("pipeline/state_done_items", domain=self.domain, stage=stage)
         return {r["item"]: r["input_hash"] for r in rows}
 
-    def pending(self, stage: str, rep: StageReport, rows: list[dict[str, Any]],
-                item: Callable[[dict[str, Any]], str] = lambda r: r["uid"]) -> list[dict[str, Any]]:
+    def pending(
+        self,
+        stage: str,
+        rep: StageReport,
+        rows: list[dict[str, Any]],
+        item: Callable[[dict[str, Any]], str] = lambda r: r["uid"],
+    ) -> list[dict[str, Any]]:
         """The rows of `stage` not done yet; counts all and already-done rows on `rep`."""
         done = self.done_items(stage)
         todo = [r for r in rows if item(r) not in done]
@@ -97,15 +113,26 @@ class BuildContext:
         return todo
 
     def step_row(self, stage: str, item: str, input_hash: str | None = None) -> dict[str, Any]:
-        return {"uid": build_step_uid(self.domain, stage, item), "domain": self.domain,
-                "stage": stage, "item": item, "input_hash": input_hash, "run": self.run_uid}
+        return {
+            "uid": build_step_uid(self.domain, stage, item),
+            "domain": self.domain,
+            "stage": stage,
+            "item": item,
+            "input_hash": input_hash,
+            "run": self.run_uid,
+        }
 
     def mark_done(self, stage: str, items: Iterable[str], input_hash: str | None = None) -> None:
         rows = [self.step_row(stage, i, input_hash) for i in items]
         self.store.write_batches("pipeline/state_mark_done", rows)
 
-    def write_items(self, stage: str, writes: list[tuple[str, dict[str, Any]]],
-                    items: Iterable[str], input_hash: str | None = None) -> None:
+    def write_items(
+        self,
+        stage: str,
+        writes: list[tuple[str, dict[str, Any]]],
+        items: Iterable[str],
+        input_hash: str | None = None,
+    ) -> None:
         """Named writes plus the items' done-markers in ONE transaction: a killed build either
         has an item's output and its marker, or neither."""
         steps = [self.step_row(stage, i, input_hash) for i in items]

@@ -11,8 +11,9 @@ from construction.pipeline.context import BuildContext, StageReport
 STAGE = "embeddings"
 
 
-def duplicate_pairs(uids: list[str], vecs: np.ndarray, threshold: float
-                    ) -> list[tuple[str, str, float]]:
+def duplicate_pairs(
+    uids: list[str], vecs: np.ndarray, threshold: float
+) -> list[tuple[str, str, float]]:
     """(keep, duplicate, cosine): each duplicate is folded into the first fact of its group
     (source order), found by connected components over cosine >= threshold."""
     n = len(uids)
@@ -59,8 +60,9 @@ def run(ctx: BuildContext) -> StageReport:
         for start in range(0, len(todo), 256):
             part = todo[start : start + 256]
             vecs = embedder.encode([r["text"] for r in part])
-            rows = [{"uid": r["uid"], "embedding": v.tolist()}
-                    for r, v in zip(part, vecs, strict=True)]
+            rows = [
+                {"uid": r["uid"], "embedding": v.tolist()} for r, v in zip(part, vecs, strict=True)
+            ]
             ctx.store.write_batches("pipeline/write_embeddings", rows, model=model)
             rep.written += len(rows)
             bar.advance(len(part))
@@ -75,8 +77,11 @@ def run(ctx: BuildContext) -> StageReport:
             rows = [{"keep": k, "dup": d, "cosine": c} for k, d, c in pairs]
             # One transaction: either every duplicate of this pass is merged or none.
             ctx.store.transaction(
-                lambda tx: ctx.store.tx_query(tx, "pipeline/merge_duplicate_facts", rows=rows))
-            rep.note(f"merged {len(pairs)} near-duplicate facts "
-                     f"(cosine >= {ctx.config.duplicate_cosine})")
+                lambda tx: ctx.store.tx_query(tx, "pipeline/merge_duplicate_facts", rows=rows)
+            )
+            rep.note(
+                f"merged {len(pairs)} near-duplicate facts "
+                f"(cosine >= {ctx.config.duplicate_cosine})"
+            )
         rep.counts["duplicates_merged"] = len(pairs)
         return rep

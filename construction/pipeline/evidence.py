@@ -65,10 +65,13 @@ def run(ctx: BuildContext) -> StageReport:
         from kg.embeddings import get_embedder
 
         embedder = get_embedder(ctx.config.embedding_model)
-        vec_of = {r["uid"]: np.asarray(r["embedding"], dtype=np.float32)
-                  for r in ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)}
-        prov = ctx.provenance(STAGE, source="offline: concept facts ranked by similarity to "
-                                            "the target reasons")
+        vec_of = {
+            r["uid"]: np.asarray(r["embedding"], dtype=np.float32)
+            for r in ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)
+        }
+        prov = ctx.provenance(
+            STAGE, source="offline: concept facts ranked by similarity to the target reasons"
+        )
         # One encode call for every reason (cached by content): per-question calls are slow.
         all_reasons = sorted({r for q in todo for rs in q["reasons"] for r in rs if r})
         rvec_of = dict(zip(all_reasons, embedder.encode(all_reasons), strict=True))
@@ -85,14 +88,19 @@ def run(ctx: BuildContext) -> StageReport:
             fvec = np.stack([vec_of[c["uid"]] for c in cands])
             scores = (fvec @ rvec.T).max(axis=1)
             picked = offline_pick(cands, scores, ctx.config.evidence_per_question)
-            rows.append({"question": q["uid"], "provenance": prov,
-                         "facts": [{"uid": cands[i]["uid"], "rank": r}
-                                   for r, i in enumerate(picked)]})
+            rows.append(
+                {
+                    "question": q["uid"],
+                    "provenance": prov,
+                    "facts": [{"uid": cands[i]["uid"], "rank": r} for r, i in enumerate(picked)],
+                }
+            )
         bar.close()
         for start in range(0, len(rows), 200):
             part = rows[start : start + 200]
-            ctx.write_items(STAGE, [("pipeline/write_evidence", {"rows": part})],
-                            [r["question"] for r in part])
+            ctx.write_items(
+                STAGE, [("pipeline/write_evidence", {"rows": part})], [r["question"] for r in part]
+            )
         rep.written = sum(len(r["facts"]) for r in rows)
         return rep
 
@@ -106,11 +114,18 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
     async def one(q: dict) -> None:
         paths = "\n".join(
             f"- {sig}\n  reasons: {' | '.join(r for r in rs if r)}"
-            for sig, rs in zip(q["signatures"], q["reasons"], strict=True))
+            for sig, rs in zip(q["signatures"], q["reasons"], strict=True)
+        )
         facts = "\n".join(f"- {c['text']}" for c in q["candidates"])
         try:
-            reply = await llm.ask("evidence", EvidenceReply, question=q["text"], paths=paths,
-                                  facts=facts, limit=ctx.config.evidence_per_question)
+            reply = await llm.ask(
+                "evidence",
+                EvidenceReply,
+                question=q["text"],
+                paths=paths,
+                facts=facts,
+                limit=ctx.config.evidence_per_question,
+            )
             uids = quoted_facts(reply, q["candidates"], rep)
             if not uids:
                 raise RejectedReply("no_valid_evidence")
@@ -118,8 +133,11 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
             rep.reject(exc.reason)
             bar.advance()
             return
-        row = {"question": q["uid"], "provenance": prov,
-               "facts": [{"uid": u, "rank": r} for r, u in enumerate(uids)]}
+        row = {
+            "question": q["uid"],
+            "provenance": prov,
+            "facts": [{"uid": u, "rank": r} for r, u in enumerate(uids)],
+        }
         ctx.write_items(STAGE, [("pipeline/write_evidence", {"rows": [row]})], [q["uid"]])
         rep.written += len(uids)
         bar.advance()

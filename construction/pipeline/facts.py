@@ -26,17 +26,25 @@ class FactsReply(BaseModel):
     facts: list[FactItem] = Field(min_length=1)
 
 
-def fact_row(ctx: BuildContext, chunk_uid: str, text: str, entities: list[str],
-             provenance: str) -> dict:
+def fact_row(
+    ctx: BuildContext, chunk_uid: str, text: str, entities: list[str], provenance: str
+) -> dict:
     ents = []
     for name in dict.fromkeys(e.strip() for e in entities if e.strip()):
         ents.append({"uid": entity_uid(ctx.domain, name), "name": name})
-    return {"uid": fact_uid(ctx.domain, text), "chunk": chunk_uid, "domain": ctx.domain,
-            "text": text, "entities": ents, "provenance": provenance}
+    return {
+        "uid": fact_uid(ctx.domain, text),
+        "chunk": chunk_uid,
+        "domain": ctx.domain,
+        "text": text,
+        "entities": ents,
+        "provenance": provenance,
+    }
 
 
-def offline_facts(text: str, df: Counter[str], n_sentences: int, min_facts: int,
-                  max_facts: int, max_entities: int) -> tuple[list[tuple[str, list[str]]], int]:
+def offline_facts(
+    text: str, df: Counter[str], n_sentences: int, min_facts: int, max_facts: int, max_entities: int
+) -> tuple[list[tuple[str, list[str]]], int]:
     """(facts with entities, sentences dropped). Importance = summed rarity of recurring
     keyphrases per sqrt(length); facts keep their order in the chunk."""
     kept: list[tuple[int, float, str, list[str]]] = []
@@ -69,8 +77,7 @@ def run(ctx: BuildContext) -> StageReport:
         return rep
 
 
-def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict],
-                 todo: list[dict]) -> None:
+def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict], todo: list[dict]) -> None:
     cfg = ctx.config
     all_sents = [s for c in chunks for s in tu.sentences(c["text"])]
     df = tu.phrase_frequencies(all_sents)
@@ -79,8 +86,9 @@ def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict],
     batch: list[dict] = []
     batch_items: list[str] = []
     for c in todo:
-        facts, dropped = offline_facts(c["text"], df, len(all_sents), cfg.min_facts,
-                                       cfg.max_facts, cfg.max_entities)
+        facts, dropped = offline_facts(
+            c["text"], df, len(all_sents), cfg.min_facts, cfg.max_facts, cfg.max_entities
+        )
         rep.skipped += dropped
         if len(facts) < cfg.min_facts:
             rep.counts["chunks_below_min_facts"] = rep.counts.get("chunks_below_min_facts", 0) + 1
@@ -95,8 +103,10 @@ def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict],
         bar.advance(len(batch_items))
     bar.close()
     if rep.skipped:
-        rep.note(f"{rep.skipped} sentences not kept (cut at a chunk edge, unresolved pronoun, "
-                 f"too short/long, or below the top {cfg.max_facts} of their chunk)")
+        rep.note(
+            f"{rep.skipped} sentences not kept (cut at a chunk edge, unresolved pronoun, "
+            f"too short/long, or below the top {cfg.max_facts} of their chunk)"
+        )
 
 
 def _flush(ctx: BuildContext, rep: StageReport, rows: list[dict], items: list[str]) -> None:
@@ -127,8 +137,13 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
 
     async def one(c: dict) -> None:
         try:
-            reply = await llm.ask("facts", FactsReply, chunk=c["text"],
-                                  min_facts=ctx.config.min_facts, max_facts=ctx.config.max_facts)
+            reply = await llm.ask(
+                "facts",
+                FactsReply,
+                chunk=c["text"],
+                min_facts=ctx.config.min_facts,
+                max_facts=ctx.config.max_facts,
+            )
             facts = validate_reply(reply, ctx.config.max_facts)
         except RejectedReply as exc:
             rep.reject(exc.reason)

@@ -17,8 +17,10 @@ from kg.prompt_files import load_prompt
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
-SYSTEM = ("You are a careful knowledge engineer building a benchmark from textbook text. "
-          "Reply with one JSON object that matches the requested schema, nothing else.")
+SYSTEM = (
+    "You are a careful knowledge engineer building a benchmark from textbook text. "
+    "Reply with one JSON object that matches the requested schema, nothing else."
+)
 
 
 class RejectedReply(LLMError, ValueError):
@@ -54,13 +56,16 @@ class BuildLLM:
 
     async def ask(self, name: str, schema: type[M], **slots: object) -> M:
         prompt = load_prompt(f"pipeline/{name}")
-        messages = [{"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": prompt.render(**slots)}]
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": prompt.render(**slots)},
+        ]
         from kg.llm import ContextLengthExceeded, LLMCallError, TruncatedReply
 
         try:
             reply = await self.client.complete(
-                messages, schema=schema, prompt_name=f"pipeline/{name}", prompt_hash=prompt.hash)
+                messages, schema=schema, prompt_name=f"pipeline/{name}", prompt_hash=prompt.hash
+            )
         except ValidationError as exc:
             raise RejectedReply("invalid_reply", str(exc.errors()[0]["msg"])) from None
         except ContextLengthExceeded as exc:  # the same prompt fails again: counted apart
@@ -73,8 +78,11 @@ class BuildLLM:
         except (ValueError, json.JSONDecodeError) as exc:
             # The client refuses replies that are not JSON of the schema (after one repair).
             text = str(exc)
-            kind = "missing_field" if "Field required" in text or "missing" in text else (
-                "invalid_reply")
+            kind = (
+                "missing_field"
+                if "Field required" in text or "missing" in text
+                else ("invalid_reply")
+            )
             raise RejectedReply(kind, text[:200]) from None
         tin, tout = _usage_pair(getattr(reply, "usage", None))
         self._in += tin
@@ -90,8 +98,9 @@ class BuildLLM:
             kind = "missing_field" if err["type"] == "missing" else "invalid_reply"
             raise RejectedReply(kind, f"{where}: {err['msg']}") from None
 
-    def map(self, items: Iterable[T], work: Callable[[T], Awaitable[None]],
-            concurrency: int = 4) -> None:
+    def map(
+        self, items: Iterable[T], work: Callable[[T], Awaitable[None]], concurrency: int = 4
+    ) -> None:
         """Run `work` over items with bounded concurrency; each item writes its own result,
         so a killed build keeps what finished."""
         limit = asyncio.Semaphore(concurrency)
@@ -116,8 +125,9 @@ def _json_part(text: str) -> str:
     return text[start : end + 1] if 0 <= start < end else text
 
 
-def make_build_llm(model: str | None = None, base_url: str | None = None,
-                   config: Any = None, **options: Any) -> BuildLLM | None:
+def make_build_llm(
+    model: str | None = None, base_url: str | None = None, config: Any = None, **options: Any
+) -> BuildLLM | None:
     """The builder-role client of the provider layer, or None for the offline route."""
     from kg.llm import LLMClient, LLMConfig
 

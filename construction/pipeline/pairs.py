@@ -59,8 +59,10 @@ def score_matrices(facts: list[dict], cfg: BuildConfig) -> PairScores:
             pos[kidx[f["concept"]], sidx[p]] += 1
     src = np.array([s for s, _ in slots])
     ordn = np.array([o for _, o in slots])
-    band = ((src[:, None] == src[None, :])
-            & (np.abs(ordn[:, None] - ordn[None, :]) <= cfg.proximity_window)).astype(float)
+    band = (
+        (src[:, None] == src[None, :])
+        & (np.abs(ordn[:, None] - ordn[None, :]) <= cfg.proximity_window)
+    ).astype(float)
     near = pos @ band @ pos.T
     # S_sem: cross[i, j] = facts of concept i with soft membership > threshold in concept j.
     soft = np.zeros((len(facts), n))
@@ -70,8 +72,12 @@ def score_matrices(facts: list[dict], cfg: BuildConfig) -> PairScores:
                 soft[i, kidx[k]] = p
     cross = assign.T @ (soft > cfg.soft_threshold)
     bridge = (cross >= cfg.soft_min_facts) & (cross.T >= cfg.soft_min_facts)
-    return PairScores(keys=keys, shared=shared.astype(int).tolist(),
-                      near=near.astype(int).tolist(), bridge=bridge.tolist())
+    return PairScores(
+        keys=keys,
+        shared=shared.astype(int).tolist(),
+        near=near.astype(int).tolist(),
+        bridge=bridge.tolist(),
+    )
 
 
 def kept_pairs(scores: PairScores, cfg: BuildConfig) -> list[tuple[int, int, int]]:
@@ -95,35 +101,61 @@ def run(ctx: BuildContext) -> StageReport:
         cfg = ctx.config
         facts = ctx.store.query("pipeline/pair_inputs", domain=ctx.domain)
         rep.items = 1
-        params = (cfg.min_pair_score, cfg.top_k_pairs, cfg.proximity_window,
-                  cfg.soft_threshold, cfg.soft_min_facts)
-        input_hash = content_uid(fingerprint([f"{f['uid']}:{f['concept']}" for f in facts]),
-                                 *params)
+        params = (
+            cfg.min_pair_score,
+            cfg.top_k_pairs,
+            cfg.proximity_window,
+            cfg.soft_threshold,
+            cfg.soft_min_facts,
+        )
+        input_hash = content_uid(
+            fingerprint([f"{f['uid']}:{f['concept']}" for f in facts]), *params
+        )
         if ctx.done_items(STAGE).get("domain") == input_hash:
             rep.resumed = 1
             return rep
-        scores = score_matrices(facts, cfg) if facts else PairScores(
-            keys=[], shared=[], near=[], bridge=[])
-        shared, near, bridge = (np.asarray(scores.shared), np.asarray(scores.near),
-                                np.asarray(scores.bridge))
+        scores = (
+            score_matrices(facts, cfg)
+            if facts
+            else PairScores(keys=[], shared=[], near=[], bridge=[])
+        )
+        shared, near, bridge = (
+            np.asarray(scores.shared),
+            np.asarray(scores.near),
+            np.asarray(scores.bridge),
+        )
         prov = ctx.provenance(STAGE, source="offline: S_ent + S_prox + S_sem")
         rows = []
         for i, j, total in kept_pairs(scores, cfg):
             s_ent = 5 if shared[i, j] >= 3 else 4 if shared[i, j] >= 1 else 0
             s_prox = 3 if near[i, j] >= 5 else 2 if near[i, j] >= 2 else 1 if near[i, j] else 0
-            rows.append({
-                "a": concept_uid(ctx.domain, scores.keys[i]),
-                "b": concept_uid(ctx.domain, scores.keys[j]), "score": total,
-                "s_ent": s_ent, "s_prox": s_prox, "s_sem": int(bridge[i, j]),
-                "shared_entities": int(shared[i, j]), "near_fact_pairs": int(near[i, j]),
-                "domain": ctx.domain, "provenance": prov,
-            })
+            rows.append(
+                {
+                    "a": concept_uid(ctx.domain, scores.keys[i]),
+                    "b": concept_uid(ctx.domain, scores.keys[j]),
+                    "score": total,
+                    "s_ent": s_ent,
+                    "s_prox": s_prox,
+                    "s_sem": int(bridge[i, j]),
+                    "shared_entities": int(shared[i, j]),
+                    "near_fact_pairs": int(near[i, j]),
+                    "domain": ctx.domain,
+                    "provenance": prov,
+                }
+            )
         n = len(scores.keys)
-        rep.note(f"{len(rows)} of {n * (n - 1) // 2} concept pairs kept "
-                 f"(score >= {cfg.min_pair_score})")
+        rep.note(
+            f"{len(rows)} of {n * (n - 1) // 2} concept pairs kept (score >= {cfg.min_pair_score})"
+        )
         rep.counts["candidate_pairs"] = len(rows)
-        ctx.write_items(STAGE, [("pipeline/delete_candidates", {"domain": ctx.domain}),
-                                ("pipeline/write_candidates", {"rows": rows})],
-                        ["domain"], input_hash)
+        ctx.write_items(
+            STAGE,
+            [
+                ("pipeline/delete_candidates", {"domain": ctx.domain}),
+                ("pipeline/write_candidates", {"rows": rows}),
+            ],
+            ["domain"],
+            input_hash,
+        )
         rep.written = len(rows)
         return rep

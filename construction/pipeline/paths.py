@@ -23,11 +23,13 @@ def signature(keys: list[str], labels: list[str]) -> str:
 
 def theme_of(level: str, focus: list[str]) -> str:
     """A readable theme: `causal_and_consequential_relations` -> `Causal/Consequential`."""
+
     def one(name: str) -> str:
         base = name.removesuffix("_relations")
         if level == "label":
             return base.replace("_", " ").title()
         return "/".join(p.replace("_", " ").title() for p in base.split("_and_"))
+
     return " -> ".join(dict.fromkeys(one(f) for f in focus)) or "General"
 
 
@@ -35,8 +37,12 @@ def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
         edges = ctx.store.query("pipeline/domain_edge_uids", domain=ctx.domain)
-        params = (cfg.max_hops, cfg.one_hop_min_relations, cfg.multi_hop_min_combinations,
-                  cfg.multi_hop_max_combinations)
+        params = (
+            cfg.max_hops,
+            cfg.one_hop_min_relations,
+            cfg.multi_hop_min_combinations,
+            cfg.multi_hop_max_combinations,
+        )
         input_hash = content_uid(fingerprint([e["uid"] for e in edges]), *params)
         rep.items = 1
         if ctx.done_items(STAGE).get("domain") == input_hash:
@@ -44,9 +50,13 @@ def run(ctx: BuildContext) -> StageReport:
             return rep
         start = time.perf_counter()
         groups = ctx.store.query(
-            "pipeline/enumerate_paths", domain=ctx.domain, max_hops=cfg.max_hops,
-            one_hop_min=cfg.one_hop_min_relations, multi_min=cfg.multi_hop_min_combinations,
-            multi_max=cfg.multi_hop_max_combinations)
+            "pipeline/enumerate_paths",
+            domain=ctx.domain,
+            max_hops=cfg.max_hops,
+            one_hop_min=cfg.one_hop_min_relations,
+            multi_min=cfg.multi_hop_min_combinations,
+            multi_max=cfg.multi_hop_max_combinations,
+        )
         rep.counts["enumeration_ms"] = int((time.perf_counter() - start) * 1000)
         prov = ctx.provenance(STAGE, source="Cypher path enumeration + group rules")
         rows = []
@@ -54,35 +64,57 @@ def run(ctx: BuildContext) -> StageReport:
             keys = g["keys"]
             for p in g["paths"]:
                 sig = signature(keys, p["labels"])
-                rows.append({
-                    "uid": path_uid(ctx.domain, sig), "domain": ctx.domain, "signature": sig,
-                    "hops": g["hops"], "labels": p["labels"], "categories": p["categories"],
-                    "concept_keys": keys, "edge_uids": p["edge_uids"], "reasons": p["reasons"],
-                    "start_uid": concept_uid(ctx.domain, keys[0]),
-                    "end_uid": concept_uid(ctx.domain, keys[-1]), "provenance": prov,
-                })
+                rows.append(
+                    {
+                        "uid": path_uid(ctx.domain, sig),
+                        "domain": ctx.domain,
+                        "signature": sig,
+                        "hops": g["hops"],
+                        "labels": p["labels"],
+                        "categories": p["categories"],
+                        "concept_keys": keys,
+                        "edge_uids": p["edge_uids"],
+                        "reasons": p["reasons"],
+                        "start_uid": concept_uid(ctx.domain, keys[0]),
+                        "end_uid": concept_uid(ctx.domain, keys[-1]),
+                        "provenance": prov,
+                    }
+                )
         rep.counts["paths"] = len(rows)
         rep.counts["sequences"] = len(groups)
 
         def write_paths(tx) -> None:
             ctx.store.tx_query(tx, "pipeline/delete_paths", domain=ctx.domain)
-            ctx.store.tx_query(tx, "pipeline/state_clear", domain=ctx.domain,
-                               stages=["questions", "evidence"])
+            ctx.store.tx_query(
+                tx, "pipeline/state_clear", domain=ctx.domain, stages=["questions", "evidence"]
+            )
             ctx.store.tx_query(tx, "pipeline/write_paths", rows=rows)
 
         ctx.store.transaction(write_paths)
         groups = ctx.store.query("pipeline/group_perspectives", domain=ctx.domain)
-        views = [{
-            "uid": perspective_uid(ctx.domain, g["seq"], g["level"], g["focus"]),
-            "domain": ctx.domain, "concept_keys": g["seq"], "hops": len(g["seq"]) - 1,
-            "level": g["level"], "focus": g["focus"], "categories": g["categories"],
-            "theme": theme_of(g["level"], g["focus"]),
-            "targets": g["targets"], "distractors": g["distractors"], "provenance": prov,
-        } for g in groups]
-        ctx.write_items(STAGE, [("pipeline/write_perspectives", {"rows": views})], ["domain"],
-                        input_hash)
+        views = [
+            {
+                "uid": perspective_uid(ctx.domain, g["seq"], g["level"], g["focus"]),
+                "domain": ctx.domain,
+                "concept_keys": g["seq"],
+                "hops": len(g["seq"]) - 1,
+                "level": g["level"],
+                "focus": g["focus"],
+                "categories": g["categories"],
+                "theme": theme_of(g["level"], g["focus"]),
+                "targets": g["targets"],
+                "distractors": g["distractors"],
+                "provenance": prov,
+            }
+            for g in groups
+        ]
+        ctx.write_items(
+            STAGE, [("pipeline/write_perspectives", {"rows": views})], ["domain"], input_hash
+        )
         rep.counts["perspectives"] = len(views)
         rep.written = len(rows) + len(views)
-        rep.note(f"{len(rows)} paths over {rep.counts['sequences']} concept sequences, "
-                 f"{len(views)} perspectives (enumeration {rep.counts['enumeration_ms']} ms)")
+        rep.note(
+            f"{len(rows)} paths over {rep.counts['sequences']} concept sequences, "
+            f"{len(views)} perspectives (enumeration {rep.counts['enumeration_ms']} ms)"
+        )
         return rep

@@ -9,8 +9,20 @@ import re
 FAMILIES: list[tuple[str, tuple[str, ...]]] = [
     ("mechanism", ("caus", "consequen", "regulat", "effect", "control", "mechan")),
     ("comparison", ("compar", "contrast", "taxonom", "altern", "classif", "similar")),
-    ("sequence", ("tempor", "procedur", "sequen", "process", "pathway", "narrative", "order",
-                  "histor", "chrono")),
+    (
+        "sequence",
+        (
+            "tempor",
+            "procedur",
+            "sequen",
+            "process",
+            "pathway",
+            "narrative",
+            "order",
+            "histor",
+            "chrono",
+        ),
+    ),
     ("structure", ("struct", "function", "compos", "part", "anatom", "organi")),
     ("context", ("context", "ideolog", "framework", "background", "cultur")),
     ("flow", ("flow", "transport", "supply", "movement", "transfer", "exchange")),
@@ -52,31 +64,48 @@ ONE_HOP: dict[str, list[str]] = {
 
 MULTI_HOP: dict[str, list[str]] = {
     # "link" rather than "step": several palettes have step/process labels.
-    "mechanism": ["Focus on the underlying mechanism by which each link drives the next.",
-                  "Focus on how a change at each link carries through to the next."],
-    "comparison": ["Focus on how the ideas along the way resemble and diverge from one another.",
-                   "Focus on where each idea sits relative to its neighbours in a broader "
-                   "classification."],
-    "sequence": ["Focus on the order along the chain and how each link sets the stage for the "
-                 "next.",
-                 "Focus on which link has to come first and why the order matters."],
-    "structure": ["Focus on how each piece is organized within the larger whole.",
-                  "Focus on the role each piece plays in the overall organization."],
-    "context": ["Focus on the background and ideas each link provides for the next.",
-                "Focus on the setting in which each link frames the next."],
-    "flow": ["Focus on what travels along each link and where it goes next.",
-             "Focus on the route material takes from one link to the next."],
+    "mechanism": [
+        "Focus on the underlying mechanism by which each link drives the next.",
+        "Focus on how a change at each link carries through to the next.",
+    ],
+    "comparison": [
+        "Focus on how the ideas along the way resemble and diverge from one another.",
+        "Focus on where each idea sits relative to its neighbours in a broader classification.",
+    ],
+    "sequence": [
+        "Focus on the order along the chain and how each link sets the stage for the next.",
+        "Focus on which link has to come first and why the order matters.",
+    ],
+    "structure": [
+        "Focus on how each piece is organized within the larger whole.",
+        "Focus on the role each piece plays in the overall organization.",
+    ],
+    "context": [
+        "Focus on the background and ideas each link provides for the next.",
+        "Focus on the setting in which each link frames the next.",
+    ],
+    "flow": [
+        "Focus on what travels along each link and where it goes next.",
+        "Focus on the route material takes from one link to the next.",
+    ],
 }
 
 _SUFFIXES = ("ically", "ation", "ing", "ies", "ed", "es", "al", "s", "e")
 # A few common synonyms of relation words, so a question cannot just paraphrase a label.
 SYNONYMS = {
-    "caus": {"lead", "trigger", "result", "produc"}, "precede": {"before", "prior"},
-    "preced": {"before", "prior"}, "contrast": {"differ", "difference", "unlike", "oppos"},
-    "type": {"kind", "sort"}, "alternativ": {"instead"}, "enabl": {"allow", "permit"},
-    "reduc": {"decreas", "lower", "diminish"}, "explain": {"explanat"},
-    "defin": {"definit"}, "inhibit": {"repress", "suppress", "block"},
-    "activat": {"promot", "stimulat"}, "exampl": {"instanc"},
+    "caus": {"lead", "trigger", "result", "produc"},
+    "precede": {"before", "prior"},
+    "preced": {"before", "prior"},
+    "contrast": {"differ", "difference", "unlike", "oppos"},
+    "type": {"kind", "sort"},
+    "alternativ": {"instead"},
+    "enabl": {"allow", "permit"},
+    "reduc": {"decreas", "lower", "diminish"},
+    "explain": {"explanat"},
+    "defin": {"definit"},
+    "inhibit": {"repress", "suppress", "block"},
+    "activat": {"promot", "stimulat"},
+    "exampl": {"instanc"},
 }
 _ID = re.compile(r"\btopic_\d+\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+")
@@ -111,8 +140,10 @@ def label_words_in(text: str, labels: list[str]) -> list[str]:
     hits = []
     for word in _WORD.findall(text.lower()):
         s = stem(word)
-        if any(s == b or (len(b) >= 5 and s.startswith(b)) or (len(s) >= 5 and b.startswith(s))
-               for b in bad):
+        if any(
+            s == b or (len(b) >= 5 and s.startswith(b)) or (len(s) >= 5 and b.startswith(s))
+            for b in bad
+        ):
             hits.append(word)
     return hits
 
@@ -141,8 +172,9 @@ def family_of(category: str) -> str | None:
     return None
 
 
-def offline_question(names: list[str], focus: list[str], theme: str, labels: list[str],
-                     variant: int = 0) -> str | None:
+def offline_question(
+    names: list[str], focus: list[str], theme: str, labels: list[str], variant: int = 0
+) -> str | None:
     """A template question that passes `question_problem`, or None when none does."""
     families = [f for f in (family_of(c) for c in focus) if f]
     family = families[0] if families else None
@@ -152,7 +184,7 @@ def offline_question(names: list[str], focus: list[str], theme: str, labels: lis
     # hint at the wrong perspective.
     for fam in [family] if family else []:
         texts = ONE_HOP[fam] if len(names) == 2 else MULTI_HOP[fam]
-        texts = texts[variant % len(texts):] + texts[: variant % len(texts)]
+        texts = texts[variant % len(texts) :] + texts[: variant % len(texts)]
         for t in texts:
             if len(names) == 2:
                 candidates.append(t.format(a=first, b=last))
@@ -160,8 +192,9 @@ def offline_question(names: list[str], focus: list[str], theme: str, labels: lis
                 via = ", then ".join(names[1:-1])
                 candidates.append(f"Trace the connection from {first} through {via} to {last}. {t}")
     words = theme.replace("/", " and ").replace("->", "and").lower()
-    candidates.append(f"Describe the connection between {first} and {last} from a "
-                      f"{words} point of view.")
+    candidates.append(
+        f"Describe the connection between {first} and {last} from a {words} point of view."
+    )
     for text in candidates:
         if question_problem(text, names, labels) is None:
             return text

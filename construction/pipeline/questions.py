@@ -43,12 +43,21 @@ def labels_of(v: dict) -> list[str]:
     return sorted({lab for p in v["targets"] + v["distractors"] for lab in p["labels"]})
 
 
-def question_row(ctx: BuildContext, v: dict, qid: int, text: str, theme: str,
-                 provenance: str) -> dict:
-    return {"uid": question_uid(ctx.domain, qid), "id": qid, "domain": ctx.domain,
-            "theme": theme, "text": text, "perspective": v["uid"],
-            "hop": max(p["hops"] for p in v["targets"]), "provenance": provenance,
-            "valid": valid_paths(v), "pool": pool(ctx, v["concept_keys"])}
+def question_row(
+    ctx: BuildContext, v: dict, qid: int, text: str, theme: str, provenance: str
+) -> dict:
+    return {
+        "uid": question_uid(ctx.domain, qid),
+        "id": qid,
+        "domain": ctx.domain,
+        "theme": theme,
+        "text": text,
+        "perspective": v["uid"],
+        "hop": max(p["hops"] for p in v["targets"]),
+        "provenance": provenance,
+        "valid": valid_paths(v),
+        "pool": pool(ctx, v["concept_keys"]),
+    }
 
 
 def run(ctx: BuildContext) -> StageReport:
@@ -76,8 +85,9 @@ def run(ctx: BuildContext) -> StageReport:
             bar.advance()
             seq = tuple(v["concept_keys"])
             variant = siblings[seq] = siblings.get(seq, -1) + 1
-            text = offline_question(v["names"], v["categories"] or v["focus"], v["theme"],
-                                    labels_of(v), variant)
+            text = offline_question(
+                v["names"], v["categories"] or v["focus"], v["theme"], labels_of(v), variant
+            )
             if text is None:
                 rep.counts["no_clean_template"] = rep.counts.get("no_clean_template", 0) + 1
                 rep.skipped += 1
@@ -88,13 +98,22 @@ def run(ctx: BuildContext) -> StageReport:
         bar.close()
         for start in range(0, len(items), 200):
             part = set(items[start : start + 200])
-            ctx.write_items(STAGE, [("pipeline/write_questions",
-                                     {"rows": [r for r in rows if r["perspective"] in part]})],
-                            part)
+            ctx.write_items(
+                STAGE,
+                [
+                    (
+                        "pipeline/write_questions",
+                        {"rows": [r for r in rows if r["perspective"] in part]},
+                    )
+                ],
+                part,
+            )
         rep.written = len(rows)
         if rep.skipped:
-            rep.note(f"{rep.skipped} perspectives without a question (no target/distractor "
-                     f"split or no template free of relation words)")
+            rep.note(
+                f"{rep.skipped} perspectives without a question (no target/distractor "
+                f"split or no template free of relation words)"
+            )
         return rep
 
 
@@ -107,14 +126,19 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict], ids: dict) -
     async def one(v: dict) -> None:
         concepts = "\n".join(
             f"- {k} = {n}: {s}"
-            for k, n, s in zip(v["concept_keys"], v["names"], v["summaries"], strict=True))
+            for k, n, s in zip(v["concept_keys"], v["names"], v["summaries"], strict=True)
+        )
         labels = labels_of(v)
         try:
             reply = await llm.ask(
-                "question", QuestionReply, concepts=concepts, theme=v["theme"],
+                "question",
+                QuestionReply,
+                concepts=concepts,
+                theme=v["theme"],
                 targets="\n".join(f"- {p['signature']}" for p in v["targets"]),
                 distractors="\n".join(f"- {p['signature']}" for p in v["distractors"]),
-                labels=", ".join(labels))
+                labels=", ".join(labels),
+            )
             text = " ".join(reply.question.split())
             # The model sees keys in signatures; the question must use names instead.
             problem = question_problem(text, v["names"], labels)

@@ -59,29 +59,44 @@ def _stage_runner(name: str) -> Callable[[BuildContext], StageReport]:
         relations,
     )
 
-    return {"facts": facts.run, "embeddings": embeddings.run, "clusters": clustering.run,
-            "concepts": concepts.run, "pairs": pairs.run, "relations": relations.run,
-            "paths": paths.run, "questions": questions.run, "evidence": evidence.run}[name]
+    return {
+        "facts": facts.run,
+        "embeddings": embeddings.run,
+        "clusters": clustering.run,
+        "concepts": concepts.run,
+        "pairs": pairs.run,
+        "relations": relations.run,
+        "paths": paths.run,
+        "questions": questions.run,
+        "evidence": evidence.run,
+    }[name]
 
 
-def write_chunks(ctx: BuildContext, chunk_paths: list[Path],
-                 items: list[chunk_stage.Chunk]) -> StageReport:
+def write_chunks(
+    ctx: BuildContext, chunk_paths: list[Path], items: list[chunk_stage.Chunk]
+) -> StageReport:
     """Stage 1: the validated chunks, all in one transaction."""
     with ctx.stage("chunks") as rep:
         done = ctx.done_items("chunks")
         rep.items, rep.resumed = len(items), sum(1 for c in items if c.uid in done)
         prov = ctx.provenance("chunks", source=",".join(p.name for p in chunk_paths))
         rows = [{**c.model_dump(), "provenance": prov} for c in items]
-        ctx.write_items("chunks", [("pipeline/write_chunks", {"rows": rows})],
-                        [c.uid for c in items])
+        ctx.write_items(
+            "chunks", [("pipeline/write_chunks", {"rows": rows})], [c.uid for c in items]
+        )
         rep.written = len(rows) - rep.resumed
         return rep
 
 
 def build_domain(
-    store: Store, config: BuildConfig, *, chunk_paths: list[Path] | None = None,
-    palette_path: Path | None = None, llm: BuildLLM | None = None,
-    from_stage: str | None = None, only: list[str] | None = None,
+    store: Store,
+    config: BuildConfig,
+    *,
+    chunk_paths: list[Path] | None = None,
+    palette_path: Path | None = None,
+    llm: BuildLLM | None = None,
+    from_stage: str | None = None,
+    only: list[str] | None = None,
     progress: ProgressFactory | None = None,
 ) -> BuildResult:
     """Run the build for one domain. `only` = the stages to run (default all, each resuming
@@ -91,32 +106,46 @@ def build_domain(
             raise InputError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
     if from_stage and only:
         # A reset invalidates every later stage, so they all have to run again.
-        raise InputError("--from-stage reruns every stage from the one named: do not combine "
-                         "it with a single stage")
+        raise InputError(
+            "--from-stage reruns every stage from the one named: do not combine "
+            "it with a single stage"
+        )
     # Validate every input before the first write: bad input leaves the graph as it was.
     palette = load_palette(palette_path) if palette_path else None
-    chunk_items = chunk_stage.read_chunks(chunk_paths, config.domain, config.chunk_size,
-                                          config.chunk_overlap) if chunk_paths else []
+    chunk_items = (
+        chunk_stage.read_chunks(chunk_paths, config.domain, config.chunk_size, config.chunk_overlap)
+        if chunk_paths
+        else []
+    )
     store.ensure_schema()
     started = time.perf_counter()
     run_uid = build_run_uid(config.domain, time.time_ns())
-    ctx = BuildContext(store=store, config=config, palette=palette, run_uid=run_uid, llm=llm,
-                       progress=progress)
+    ctx = BuildContext(
+        store=store, config=config, palette=palette, run_uid=run_uid, llm=llm, progress=progress
+    )
     stages = list(only or STAGES)
     if from_stage:
         stages = [s for s in stages if STAGES.index(s) >= STAGES.index(from_stage)]
     hashes = {p: BuildLLM.prompt_hash(p) for p in PROMPTS} if llm else {}
-    store.query("pipeline/run_start", uid=run_uid, domain=config.domain,
-                models=[ctx.model_name], config=config.model_dump_json(),
-                prompt_hashes=json.dumps(hashes, sort_keys=True),
-                version=_version(), stages=stages)
+    store.query(
+        "pipeline/run_start",
+        uid=run_uid,
+        domain=config.domain,
+        models=[ctx.model_name],
+        config=config.model_dump_json(),
+        prompt_hashes=json.dumps(hashes, sort_keys=True),
+        version=_version(),
+        stages=stages,
+    )
     status, error = "failed", None
     try:
         if palette is not None:
-            store.query("pipeline/domain_set_palette", domain=config.domain,
-                        palette=json.dumps(palette.model_dump()["categories"],
-                                           ensure_ascii=False),
-                        source=str(palette_path))
+            store.query(
+                "pipeline/domain_set_palette",
+                domain=config.domain,
+                palette=json.dumps(palette.model_dump()["categories"], ensure_ascii=False),
+                source=str(palette_path),
+            )
         elif "relations" in stages:
             ctx.palette = stored_palette(store, config.domain)
         if from_stage:
@@ -142,12 +171,23 @@ def build_domain(
         summary = domain_summary(store, config.domain)
         tin = sum(r.tokens_in for r in ctx.reports.values())
         tout = sum(r.tokens_out for r in ctx.reports.values())
-        store.query("pipeline/run_finish", uid=run_uid, status=status, tokens_in=tin,
-                    tokens_out=tout, error=error,
-                    summary=json.dumps({"totals": summary, "stages": _stage_dicts(ctx)}))
-    return BuildResult(run=run_uid, domain=config.domain, status=status,
-                       summary={**summary, "tokens_in": tin, "tokens_out": tout},
-                       stages=_stage_dicts(ctx), seconds=time.perf_counter() - started)
+        store.query(
+            "pipeline/run_finish",
+            uid=run_uid,
+            status=status,
+            tokens_in=tin,
+            tokens_out=tout,
+            error=error,
+            summary=json.dumps({"totals": summary, "stages": _stage_dicts(ctx)}),
+        )
+    return BuildResult(
+        run=run_uid,
+        domain=config.domain,
+        status=status,
+        summary={**summary, "tokens_in": tin, "tokens_out": tout},
+        stages=_stage_dicts(ctx),
+        seconds=time.perf_counter() - started,
+    )
 
 
 def _reset_from(ctx: BuildContext, stage: str) -> None:
@@ -160,10 +200,22 @@ def _reset_from(ctx: BuildContext, stage: str) -> None:
 
 
 def _stage_dicts(ctx: BuildContext) -> list[dict[str, Any]]:
-    return [{"stage": r.stage, "items": r.items, "resumed": r.resumed, "written": r.written,
-             "rejected": r.rejected, "skipped": r.skipped, "seconds": round(r.seconds, 3),
-             "tokens_in": r.tokens_in, "tokens_out": r.tokens_out, "counts": r.counts,
-             "notes": r.notes} for r in ctx.reports.values()]
+    return [
+        {
+            "stage": r.stage,
+            "items": r.items,
+            "resumed": r.resumed,
+            "written": r.written,
+            "rejected": r.rejected,
+            "skipped": r.skipped,
+            "seconds": round(r.seconds, 3),
+            "tokens_in": r.tokens_in,
+            "tokens_out": r.tokens_out,
+            "counts": r.counts,
+            "notes": r.notes,
+        }
+        for r in ctx.reports.values()
+    ]
 
 
 def domain_summary(store: Store, domain: str) -> dict[str, int]:

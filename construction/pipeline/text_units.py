@@ -10,21 +10,104 @@ import re
 from collections import Counter
 from functools import cache
 
-_ABBREV = ("e.g.", "i.e.", "etc.", "vs.", "Fig.", "fig.", "Dr.", "Mr.", "Mrs.", "St.", "U.S.",
-           "approx.", "No.", "ca.", "c.")
+_ABBREV = (
+    "e.g.",
+    "i.e.",
+    "etc.",
+    "vs.",
+    "Fig.",
+    "fig.",
+    "Dr.",
+    "Mr.",
+    "Mrs.",
+    "St.",
+    "U.S.",
+    "approx.",
+    "No.",
+    "ca.",
+    "c.",
+)
 _SPLIT = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[A-Z0-9\"“(])")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
 _BREAK = re.compile(r"[,;:()\[\]\"“”—–]|\s-\s")
 PRONOUN_START = re.compile(r"^(It|They|He|She|This|These|That|Those|Its|Their|His|Her)\b\s+(\w+)")
 # Words after a leading demonstrative that show it is a bare pronoun ("This is", "These are").
-_PRONOUN_VERBS = {"is", "are", "was", "were", "has", "have", "had", "can", "could", "will",
-                  "would", "may", "might", "must", "should", "does", "do", "did", "means"}
-_GENERIC = {"called", "example", "examples", "different", "also", "used", "use", "uses", "using",
-            "one", "two", "three", "many", "much", "way", "ways", "thus", "however", "often",
-            "known", "given", "certain", "several", "various", "new", "like", "just",
-            "figure", "shown", "show", "shows", "first", "second", "third", "make", "makes",
-            "made", "let", "consider", "important", "similar", "same", "type", "types",
-            "number", "large", "small", "great", "greater", "less", "more", "most", "very"}
+_PRONOUN_VERBS = {
+    "is",
+    "are",
+    "was",
+    "were",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "will",
+    "would",
+    "may",
+    "might",
+    "must",
+    "should",
+    "does",
+    "do",
+    "did",
+    "means",
+}
+_GENERIC = {
+    "called",
+    "example",
+    "examples",
+    "different",
+    "also",
+    "used",
+    "use",
+    "uses",
+    "using",
+    "one",
+    "two",
+    "three",
+    "many",
+    "much",
+    "way",
+    "ways",
+    "thus",
+    "however",
+    "often",
+    "known",
+    "given",
+    "certain",
+    "several",
+    "various",
+    "new",
+    "like",
+    "just",
+    "figure",
+    "shown",
+    "show",
+    "shows",
+    "first",
+    "second",
+    "third",
+    "make",
+    "makes",
+    "made",
+    "let",
+    "consider",
+    "important",
+    "similar",
+    "same",
+    "type",
+    "types",
+    "number",
+    "large",
+    "small",
+    "great",
+    "greater",
+    "less",
+    "more",
+    "most",
+    "very",
+}
 
 
 @cache
@@ -51,8 +134,11 @@ def sentences(text: str) -> list[str]:
 def is_complete(sentence: str, min_words: int = 6, max_words: int = 60) -> bool:
     """A whole sentence of reasonable length (chunk edges cut sentences in half)."""
     n = len(sentence.split())
-    return (min_words <= n <= max_words and sentence[0].isupper()
-            and sentence.rstrip("\"”’)").endswith((".", "!")))
+    return (
+        min_words <= n <= max_words
+        and sentence[0].isupper()
+        and sentence.rstrip('"”’)').endswith((".", "!"))
+    )
 
 
 def bare_pronoun(sentence: str) -> str | None:

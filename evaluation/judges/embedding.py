@@ -24,8 +24,11 @@ DEFAULT_CLAIM_THRESHOLD = 0.7
 class EmbeddingJudge:
     offline = True
 
-    def __init__(self, path_threshold: float = DEFAULT_PATH_THRESHOLD,
-                 claim_threshold: float = DEFAULT_CLAIM_THRESHOLD) -> None:
+    def __init__(
+        self,
+        path_threshold: float = DEFAULT_PATH_THRESHOLD,
+        claim_threshold: float = DEFAULT_CLAIM_THRESHOLD,
+    ) -> None:
         self.path_threshold = path_threshold
         self.claim_threshold = claim_threshold
         self.name = f"baseline:embedding(path>={path_threshold},claim>={claim_threshold})"
@@ -55,18 +58,28 @@ class EmbeddingJudge:
             i += p.hops
             edges = [bool(s >= self.path_threshold) for s in sims]
             present = all(edges)
-            result.verdicts.append(PathVerdict(
-                path_uid=p.uid, present=present, partial=sum(edges) / p.hops,
-                edges_present=edges,
-                reason=f"best sentence cosine per edge: {', '.join(f'{s:.2f}' for s in sims)}"))
+            result.verdicts.append(
+                PathVerdict(
+                    path_uid=p.uid,
+                    present=present,
+                    partial=sum(edges) / p.hops,
+                    edges_present=edges,
+                    reason=f"best sentence cosine per edge: {', '.join(f'{s:.2f}' for s in sims)}",
+                )
+            )
         if n_s:
             sim = s_vec @ g_vec.T if n_g else np.zeros((n_s, 0))
             for k, sentence in enumerate(sentences):
                 j = int(sim[k].argmax()) if n_g else -1
                 ok = n_g > 0 and sim[k, j] >= self.claim_threshold
-                result.claims.append(ClaimResult(
-                    text=sentence, supported=bool(ok), supporting=gt[j].text if ok else None,
-                    supporting_fact=gt[j].uid if ok else None))
+                result.claims.append(
+                    ClaimResult(
+                        text=sentence,
+                        supported=bool(ok),
+                        supporting=gt[j].text if ok else None,
+                        supporting_fact=gt[j].uid if ok else None,
+                    )
+                )
         result.relevancy = float(a_vec @ q_vec) if answer.strip() else 0.0
         result.relevancy_method = "embedding-cosine(answer,question)"
         return result

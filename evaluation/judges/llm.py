@@ -51,8 +51,7 @@ def _render_paths(ids: list[tuple[str, EvalPath]]) -> str:
     lines = []
     for pid, p in ids:
         lines.append(f"{pid}: {p.signature}")
-        for i, ((a, label, b), why) in enumerate(zip(p.edges(), p.edge_evidence(),
-                                                     strict=True)):
+        for i, ((a, label, b), why) in enumerate(zip(p.edges(), p.edge_evidence(), strict=True)):
             lines.append(f"  edge {i + 1}: {a} -- {label} --> {b} (meaning: {why})")
     return "\n".join(lines)
 
@@ -62,13 +61,17 @@ def _missing_check(expected: set[str]):
         given = {v.path_id.strip() for v in reply.verdicts}
         missing = sorted(expected - given, key=lambda s: int(s[1:]) if s[1:].isdigit() else 0)
         if missing:
-            raise ValueError(f"the reply has no verdict for path(s) {', '.join(missing)}: "
-                             "return exactly one verdict for every path id of the checklist")
+            raise ValueError(
+                f"the reply has no verdict for path(s) {', '.join(missing)}: "
+                "return exactly one verdict for every path id of the checklist"
+            )
+
     return check
 
 
-def map_path_verdicts(ids: list[tuple[str, EvalPath]], reply: PathChecklistReply,
-                      result: JudgeResult) -> None:
+def map_path_verdicts(
+    ids: list[tuple[str, EvalPath]], reply: PathChecklistReply, result: JudgeResult
+) -> None:
     """Judge ids -> path verdicts; unknown ids rejected, duplicates counted (first kept)."""
     by_id = dict(ids)
     seen: set[str] = set()
@@ -84,8 +87,15 @@ def map_path_verdicts(ids: list[tuple[str, EvalPath]], reply: PathChecklistReply
         seen.add(pid)
         edges = (list(v.edges_present) + [v.present] * path.hops)[: path.hops]
         partial = 1.0 if v.present else sum(edges) / path.hops
-        result.verdicts.append(PathVerdict(path_uid=path.uid, present=v.present, partial=partial,
-                                           reason=v.reason, edges_present=edges))
+        result.verdicts.append(
+            PathVerdict(
+                path_uid=path.uid,
+                present=v.present,
+                partial=partial,
+                reason=v.reason,
+                edges_present=edges,
+            )
+        )
     missing = [pid for pid, _ in ids if pid not in seen]
     if missing:  # the client's check makes this unreachable unless called directly
         raise ValueError(f"judge reply missing paths {missing}")
@@ -102,16 +112,22 @@ def map_claims(sources: list[Fact], reply: FaithfulnessReply, result: JudgeResul
             fact = by_id.get(sid) or by_text.get((c.source_id or "").strip())
             if fact is None:
                 result.rejected_sources += 1
-        result.claims.append(ClaimResult(
-            text=c.claim, supported=fact is not None, supporting=fact.text if fact else None,
-            supporting_fact=fact.uid if fact else None))
+        result.claims.append(
+            ClaimResult(
+                text=c.claim,
+                supported=fact is not None,
+                supporting=fact.text if fact else None,
+                supporting_fact=fact.uid if fact else None,
+            )
+        )
 
 
 class LLMJudge:
     offline = False
 
-    def __init__(self, client: LLMClient, *, relevancy_n: int = 3, seed: int = 0,
-                 faithfulness: bool = True) -> None:
+    def __init__(
+        self, client: LLMClient, *, relevancy_n: int = 3, seed: int = 0, faithfulness: bool = True
+    ) -> None:
         self.client = client
         self.relevancy_n = relevancy_n
         self.seed = seed
@@ -124,11 +140,19 @@ class LLMJudge:
     async def judge(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult:
         result = JudgeResult(verdicts=[])
         if not answer.strip():  # nothing to judge: no path present, no claim, no relevancy
-            result.verdicts = [PathVerdict(path_uid=p.uid, present=False, partial=0.0,
-                                           reason="empty answer",
-                                           edges_present=[False] * p.hops) for p in q.paths]
+            result.verdicts = [
+                PathVerdict(
+                    path_uid=p.uid,
+                    present=False,
+                    partial=0.0,
+                    reason="empty answer",
+                    edges_present=[False] * p.hops,
+                )
+                for p in q.paths
+            ]
             result.relevancy, result.relevancy_method = (
-                (0.0, "llm-questions") if self.relevancy_n else (None, None))
+                (0.0, "llm-questions") if self.relevancy_n else (None, None)
+            )
             return result
         jobs = [self._paths(q, answer, result)]
         if self.with_faithfulness:
@@ -147,12 +171,16 @@ class LLMJudge:
         keys = dict.fromkeys(k for _, p in ids for k in p.concept_keys)
         concepts = "\n".join(f"{k}: {q.concepts.get(k) or '(no summary)'}" for k in keys)
         prompt = load_prompt("eval/judge_paths")
-        text = prompt.render(question=q.text, answer=answer, concepts=concepts,
-                             paths=_render_paths(ids))
+        text = prompt.render(
+            question=q.text, answer=answer, concepts=concepts, paths=_render_paths(ids)
+        )
         reply = await self.client.complete(
-            [{"role": "user", "content": text}], schema=PathChecklistReply,
-            prompt_name=prompt.name, prompt_hash=prompt.hash,
-            check=_missing_check({pid for pid, _ in ids}))
+            [{"role": "user", "content": text}],
+            schema=PathChecklistReply,
+            prompt_name=prompt.name,
+            prompt_hash=prompt.hash,
+            check=_missing_check({pid for pid, _ in ids}),
+        )
         self._count(reply, result)
         map_path_verdicts(ids, reply.parsed, result)
 
@@ -161,7 +189,10 @@ class LLMJudge:
         sources = "\n".join(f"S{i + 1}: {f.text}" for i, f in enumerate(gt)) or "(none)"
         reply = await self.client.complete(
             [{"role": "user", "content": prompt.render(sources=sources, answer=answer)}],
-            schema=FaithfulnessReply, prompt_name=prompt.name, prompt_hash=prompt.hash)
+            schema=FaithfulnessReply,
+            prompt_name=prompt.name,
+            prompt_hash=prompt.hash,
+        )
         self._count(reply, result)
         map_claims(gt, reply.parsed, result)
 
@@ -169,7 +200,10 @@ class LLMJudge:
         prompt = load_prompt("eval/judge_relevancy")
         reply = await self.client.complete(
             [{"role": "user", "content": prompt.render(n=self.relevancy_n, answer=answer)}],
-            schema=RelevancyReply, prompt_name=prompt.name, prompt_hash=prompt.hash)
+            schema=RelevancyReply,
+            prompt_name=prompt.name,
+            prompt_hash=prompt.hash,
+        )
         self._count(reply, result)
         generated = [s for s in reply.parsed.questions if s.strip()][: self.relevancy_n]
         result.relevancy_method = "llm-questions"

@@ -26,8 +26,9 @@ class BaselineOutcome:
     config: dict[str, object]
 
 
-def baseline_replies(task: str, items: list[TaskItem], corpus: Corpus, encode: Encoder, *,
-                     make_items: ItemMaker) -> BaselineResult:
+def baseline_replies(
+    task: str, items: list[TaskItem], corpus: Corpus, encode: Encoder, *, make_items: ItemMaker
+) -> BaselineResult:
     if task == "t1":
         return t1_baseline(items, corpus, encode, make_items=make_items)
     if task == "t2":
@@ -35,13 +36,22 @@ def baseline_replies(task: str, items: list[TaskItem], corpus: Corpus, encode: E
     return t3_baseline(items, corpus, encode)
 
 
-def run_baseline(store: Store, task: str, task_set: str, items: list[TaskItem], corpus: Corpus,
-                 encode: Encoder, embedding_model: str, *,
-                 make_items: ItemMaker) -> BaselineOutcome:
+def run_baseline(
+    store: Store,
+    task: str,
+    task_set: str,
+    items: list[TaskItem],
+    corpus: Corpus,
+    encode: Encoder,
+    embedding_model: str,
+    *,
+    make_items: ItemMaker,
+) -> BaselineOutcome:
     result = baseline_replies(task, items, corpus, encode, make_items=make_items)
     config = {**result.config, "embedding_model": embedding_model}
-    spec = RunSpec(task=task, task_set=task_set, model=result.name, strategy="baseline",
-                   config=config)
+    spec = RunSpec(
+        task=task, task_set=task_set, model=result.name, strategy="baseline", config=config
+    )
     start_run(store, spec)
     store_answers(store, spec.uid, items, result.replies)
     return BaselineOutcome(spec, finish_run(store, spec, items), config)

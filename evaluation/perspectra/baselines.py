@@ -24,8 +24,11 @@ from kg.queries.perspectra_corpus import Corpus
 from kg.task_items import LETTERS, TaskItem, TaskSetSpec
 
 Encoder = Callable[[list[str]], np.ndarray]
-BASELINE_NAMES = {"t1": "baseline:agglomerative", "t2": "baseline:most-similar",
-                  "t3": "baseline:centroid"}
+BASELINE_NAMES = {
+    "t1": "baseline:agglomerative",
+    "t2": "baseline:most-similar",
+    "t3": "baseline:centroid",
+}
 THRESHOLD_GRID = tuple(round(float(x), 3) for x in np.arange(0.05, 1.2, 0.025))
 
 
@@ -83,9 +86,15 @@ def _texts_by_uid(corpus: Corpus) -> dict[str, str]:
 ItemMaker = Callable[[Corpus, TaskSetSpec], list[TaskItem]]
 
 
-def t1_baseline(items: list[TaskItem], corpus: Corpus, encode: Encoder, *,
-                make_items: ItemMaker, dev_n: int = 300,
-                dev_seed: int | None = None) -> BaselineResult:
+def t1_baseline(
+    items: list[TaskItem],
+    corpus: Corpus,
+    encode: Encoder,
+    *,
+    make_items: ItemMaker,
+    dev_n: int = 300,
+    dev_seed: int | None = None,
+) -> BaselineResult:
     test = items[0] if items else None
     dev_seed = dev_seed if dev_seed is not None else (test.seed if test else 0) + 1000
     spec = TaskSetSpec(task="t1", n=dev_n, seed=dev_seed)
@@ -93,14 +102,23 @@ def t1_baseline(items: list[TaskItem], corpus: Corpus, encode: Encoder, *,
     dev = [d for d in make_items(corpus, spec) if frozenset(d.expansion_uids) not in test_keys]
     text_of = _texts_by_uid(corpus)
     emb = Embeddings(encode, [text_of[u] for i in [*dev, *items] for u in i.expansion_uids])
-    heights = {i.uid: merge_heights(emb([text_of[u] for u in i.expansion_uids]))
-               for i in [*dev, *items]}
+    heights = {
+        i.uid: merge_heights(emb([text_of[u] for u in i.expansion_uids])) for i in [*dev, *items]
+    }
     threshold, dev_acc = tune_threshold([heights[d.uid] for d in dev], [int(d.gold) for d in dev])
     replies = [str(clusters_at(heights[i.uid], threshold)) for i in items]
-    return BaselineResult(BASELINE_NAMES["t1"], replies, {
-        "threshold": threshold, "dev_seed": dev_seed, "dev_items": len(dev),
-        "dev_accuracy": dev_acc, "linkage": "average", "metric": "cosine",
-    })
+    return BaselineResult(
+        BASELINE_NAMES["t1"],
+        replies,
+        {
+            "threshold": threshold,
+            "dev_seed": dev_seed,
+            "dev_items": len(dev),
+            "dev_accuracy": dev_acc,
+            "linkage": "average",
+            "metric": "cosine",
+        },
+    )
 
 
 def t2_baseline(items: list[TaskItem], encode: Encoder) -> BaselineResult:
@@ -132,5 +150,6 @@ def t3_baseline(items: list[TaskItem], corpus: Corpus, encode: Encoder) -> Basel
         s_pro = float(x @ pro) if pro is not None else -2.0
         s_con = float(x @ con) if con is not None else -2.0
         replies.append("pro" if s_pro >= s_con else "con")
-    return BaselineResult(BASELINE_NAMES["t3"], replies, {"similarity": "cosine",
-                                                           "centroids": "topic opinions"})
+    return BaselineResult(
+        BASELINE_NAMES["t3"], replies, {"similarity": "cosine", "centroids": "topic opinions"}
+    )

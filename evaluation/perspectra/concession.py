@@ -15,18 +15,50 @@ import re
 
 SUBORDINATING = ("even though", "even if", "although", "though", "whilst", "while", "despite")
 FREE_STANDING = (
-    "sure", "granted", "admittedly", "of course", "true", "yes", "yeah", "no doubt",
-    "it's true that", "it is true that", "i get that", "i get it", "i understand that",
-    "i understand", "i know that", "i know", "i agree that", "i see the point",
-    "i see where", "fair enough", "okay, so", "ok, so", "certainly", "obviously",
+    "sure",
+    "granted",
+    "admittedly",
+    "of course",
+    "true",
+    "yes",
+    "yeah",
+    "no doubt",
+    "it's true that",
+    "it is true that",
+    "i get that",
+    "i get it",
+    "i understand that",
+    "i understand",
+    "i know that",
+    "i know",
+    "i agree that",
+    "i see the point",
+    "i see where",
+    "fair enough",
+    "okay, so",
+    "ok, so",
+    "certainly",
+    "obviously",
 )
 TURNS = (
-    "but", "however", "yet", "still", "nevertheless", "nonetheless", "that said",
-    "that being said", "on the other hand", "at the end of the day", "ultimately",
-    "the thing is", "even so", "in the end",
+    "but",
+    "however",
+    "yet",
+    "still",
+    "nevertheless",
+    "nonetheless",
+    "that said",
+    "that being said",
+    "on the other hand",
+    "at the end of the day",
+    "ultimately",
+    "the thing is",
+    "even so",
+    "in the end",
 )
-_LEAD_IN = re.compile(r"^(?:(?:look|honestly|well|listen|so|and|i mean|ok|okay|hey)[,!]?\s+){0,2}",
-                      re.IGNORECASE)
+_LEAD_IN = re.compile(
+    r"^(?:(?:look|honestly|well|listen|so|and|i mean|ok|okay|hey)[,!]?\s+){0,2}", re.IGNORECASE
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -50,10 +82,10 @@ def is_concession_rebuttal(text: str) -> bool:
     rest = sentences[1] if len(sentences) > 1 else ""  # the turn must come soon after
     marker = _starts_with(first, SUBORDINATING)
     if marker:
-        after = first[len(marker):]
+        after = first[len(marker) :]
         # "While X, Y": the main clause after the comma is the turn.
         return "," in after.strip(" ,") or _has_turn(after) or _has_turn(rest)
     marker = _starts_with(first, FREE_STANDING)
     if marker:
-        return _has_turn(first[len(marker):]) or _has_turn(rest)
+        return _has_turn(first[len(marker) :]) or _has_turn(rest)
     return False

@@ -32,13 +32,24 @@ class EvalOutcome:
 
 def run_spec(client: LLMClient, task: str, task_set: str) -> RunSpec:
     public = client.config.public_dict()
-    return RunSpec(task=task, task_set=task_set, model=client.config.model, strategy="llm",
-                   prompt_hash=task_prompt(task).hash,
-                   config={k: public.get(k) for k in IDENTITY_FIELDS})
+    return RunSpec(
+        task=task,
+        task_set=task_set,
+        model=client.config.model,
+        strategy="llm",
+        prompt_hash=task_prompt(task).hash,
+        config={k: public.get(k) for k in IDENTITY_FIELDS},
+    )
 
 
-def evaluate(store: Store, client: LLMClient, items: list[TaskItem], task: str, task_set: str,
-             chunk: int = 50) -> EvalOutcome:
+def evaluate(
+    store: Store,
+    client: LLMClient,
+    items: list[TaskItem],
+    task: str,
+    task_set: str,
+    chunk: int = 50,
+) -> EvalOutcome:
     spec = run_spec(client, task, task_set)
     start_run(store, spec)
     done = answered(store, spec.uid)
@@ -48,10 +59,15 @@ def evaluate(store: Store, client: LLMClient, items: list[TaskItem], task: str, 
 
     async def main() -> None:
         for start in range(0, len(todo), chunk):
-            part = todo[start:start + chunk]
-            requests = [LLMRequest(messages=[{"role": "user", "content": render_item(i, prompt)}],
-                                   prompt_name=PROMPTS[task], prompt_hash=prompt.hash)
-                        for i in part]
+            part = todo[start : start + chunk]
+            requests = [
+                LLMRequest(
+                    messages=[{"role": "user", "content": render_item(i, prompt)}],
+                    prompt_name=PROMPTS[task],
+                    prompt_hash=prompt.hash,
+                )
+                for i in part
+            ]
             replies = await client.complete_many(requests, return_exceptions=True)
             ok_items, texts, usage = [], [], []
             for item, reply in zip(part, replies, strict=True):
@@ -61,9 +77,13 @@ def evaluate(store: Store, client: LLMClient, items: list[TaskItem], task: str, 
                     continue
                 ok_items.append(item)
                 texts.append(reply.text)
-                usage.append({"tokens_in": reply.usage.prompt_tokens,
-                              "tokens_out": reply.usage.completion_tokens,
-                              "cached": reply.cached})
+                usage.append(
+                    {
+                        "tokens_in": reply.usage.prompt_tokens,
+                        "tokens_out": reply.usage.completion_tokens,
+                        "cached": reply.cached,
+                    }
+                )
             out.asked += len(part)
             store_answers(store, spec.uid, ok_items, texts, usage)
 

@@ -53,10 +53,16 @@ def t1_scores(golds: Sequence[int], preds: Sequence[Parsed]) -> TaskScores:
     errors = n - int(sum(correct))
     return TaskScores(
         summary={
-            "n": n, "accuracy": _mean(correct), "mae": _mean(abs_err), "n_valid": n - invalid,
-            "nie": _mean(nies), "over_split": _share(over, n), "under_count": _share(under, n),
+            "n": n,
+            "accuracy": _mean(correct),
+            "mae": _mean(abs_err),
+            "n_valid": n - invalid,
+            "nie": _mean(nies),
+            "over_split": _share(over, n),
+            "under_count": _share(under, n),
             "invalid": _share(invalid, n),
-            "errors_over_split": _share(over, errors), "errors_under_count": _share(under, errors),
+            "errors_over_split": _share(over, errors),
+            "errors_under_count": _share(under, errors),
             "errors_invalid": _share(invalid, errors),
         },
         per_item={"accuracy": correct, "nie": nies, "abs_error": abs_err},
@@ -64,7 +70,9 @@ def t1_scores(golds: Sequence[int], preds: Sequence[Parsed]) -> TaskScores:
 
 
 def t2_scores(
-    golds: Sequence[str], preds: Sequence[Parsed], option_stances: Sequence[Sequence[str]],
+    golds: Sequence[str],
+    preds: Sequence[Parsed],
+    option_stances: Sequence[Sequence[str]],
     gold_stances: Sequence[str],
 ) -> TaskScores:
     n = len(golds)
@@ -85,9 +93,12 @@ def t2_scores(
     wrong = same_side + opposite
     return TaskScores(
         summary={
-            "n": n, "accuracy": _mean(exact), "stance_accuracy": _mean(stance),
-            "same_side_confusion": _share(same_side, n), "opposite_side_confusion":
-            _share(opposite, n), "invalid": _share(invalid, n),
+            "n": n,
+            "accuracy": _mean(exact),
+            "stance_accuracy": _mean(stance),
+            "same_side_confusion": _share(same_side, n),
+            "opposite_side_confusion": _share(opposite, n),
+            "invalid": _share(invalid, n),
             "errors_same_side": _share(same_side, wrong + invalid),
             "errors_opposite_side": _share(opposite, wrong + invalid),
             "errors_invalid": _share(invalid, wrong + invalid),
@@ -104,17 +115,19 @@ def t3_scores(golds: Sequence[str], preds: Sequence[Parsed], texts: Sequence[str
         invalid += not p.valid
         correct.append(float(p.valid and p.value == gold))
         # a bundle (t3 --bundle N) counts when any of its paragraphs concedes and turns
-        concession.append(float(any(is_concession_rebuttal(part)
-                                    for part in text.split("\n\n"))))
+        concession.append(float(any(is_concession_rebuttal(part) for part in text.split("\n\n"))))
     errors = [c for ok, c in zip(correct, concession, strict=True) if not ok]
     conc_items = [ok for ok, c in zip(correct, concession, strict=True) if c]
     other_items = [ok for ok, c in zip(correct, concession, strict=True) if not c]
     return TaskScores(
         summary={
-            "n": n, "accuracy": _mean(correct), "invalid": _share(invalid, n),
+            "n": n,
+            "accuracy": _mean(correct),
+            "invalid": _share(invalid, n),
             "concession_share_items": _mean(concession),
             "concession_share_errors": _mean(errors),
-            "accuracy_concession": _mean(conc_items), "accuracy_other": _mean(other_items),
+            "accuracy_concession": _mean(conc_items),
+            "accuracy_other": _mean(other_items),
             "n_concession": len(conc_items),
         },
         per_item={"accuracy": correct},

@@ -21,11 +21,17 @@ CI_COLUMNS = {
 }
 SHARE_COLUMNS = {
     "t1": [("over-split", "over_split"), ("under-count", "under_count"), ("invalid", "invalid")],
-    "t2": [("same-side confusion", "same_side_confusion"),
-           ("opposite-side confusion", "opposite_side_confusion"), ("invalid", "invalid")],
-    "t3": [("invalid", "invalid"), ("concession share of items", "concession_share_items"),
-           ("concession share of errors", "concession_share_errors"),
-           ("accuracy on concession", "accuracy_concession")],
+    "t2": [
+        ("same-side confusion", "same_side_confusion"),
+        ("opposite-side confusion", "opposite_side_confusion"),
+        ("invalid", "invalid"),
+    ],
+    "t3": [
+        ("invalid", "invalid"),
+        ("concession share of items", "concession_share_items"),
+        ("concession share of errors", "concession_share_errors"),
+        ("accuracy on concession", "accuracy_concession"),
+    ],
 }
 TITLES = {"t1": "T1 opinion counting", "t2": "T2 opinion matching", "t3": "T3 polarity"}
 
@@ -48,8 +54,12 @@ def run_rows(store: Store, runs: list[dict[str, Any]], seed: int = 0) -> dict[st
         if not done:
             continue
         s = score(done, [parse_for(i, replies[i.uid]) for i in done])
-        row: dict[str, Any] = {"run": run_label(run), "task_set": run["build"], "n": len(done),
-                               "run_uid": run["uid"]}
+        row: dict[str, Any] = {
+            "run": run_label(run),
+            "task_set": run["build"],
+            "n": len(done),
+            "run_uid": run["uid"],
+        }
         for col, key in CI_COLUMNS[task]:
             row[col] = bootstrap_ci(s.per_item[key], seed=seed)
         for col, key in SHARE_COLUMNS[task]:
@@ -62,10 +72,15 @@ def tables(rows: dict[str, list[dict]]) -> dict[str, Table]:
     out = {}
     for task, task_rows in rows.items():
         cols = ["run", "n", *[c for c, _ in CI_COLUMNS[task]], *[c for c, _ in SHARE_COLUMNS[task]]]
-        out[task] = Table(title=TITLES[task], columns=cols, rows=task_rows, notes=[
-            "CIs: 95% percentile bootstrap over items; invalid replies count as wrong.",
-            "Rows named baseline:... are offline baselines (no LLM, MiniLM embeddings).",
-        ])
+        out[task] = Table(
+            title=TITLES[task],
+            columns=cols,
+            rows=task_rows,
+            notes=[
+                "CIs: 95% percentile bootstrap over items; invalid replies count as wrong.",
+                "Rows named baseline:... are offline baselines (no LLM, MiniLM embeddings).",
+            ],
+        )
     return out
 
 
@@ -73,8 +88,10 @@ def write_report(out_dir: Path, rows: dict[str, list[dict]], plot: bool = True) 
     paths: list[Path] = []
     for task, table in tables(rows).items():
         paths += export_table(table, out_dir, f"perspectra_{task}")
-    summary = {t: [{k: (v.model_dump() if isinstance(v, CI) else v) for k, v in r.items()}
-                   for r in rs] for t, rs in rows.items()}
+    summary = {
+        t: [{k: (v.model_dump() if isinstance(v, CI) else v) for k, v in r.items()} for r in rs]
+        for t, rs in rows.items()
+    }
     p = Path(out_dir) / "perspectra_summary.json"
     p.write_text(json.dumps(summary, indent=2), encoding="utf-8")
     paths.append(p)
@@ -85,6 +102,12 @@ def write_report(out_dir: Path, rows: dict[str, list[dict]], plot: bool = True) 
         for task, rs in rows.items():
             for r in rs:
                 series.setdefault(r["run"], {})[task.upper()] = r["accuracy"]
-        paths.append(bar_by_group(series, Path(out_dir) / "perspectra_accuracy.png",
-                                  title="PERSPECTRA accuracy by task", ylabel="accuracy (%)"))
+        paths.append(
+            bar_by_group(
+                series,
+                Path(out_dir) / "perspectra_accuracy.png",
+                title="PERSPECTRA accuracy by task",
+                ylabel="accuracy (%)",
+            )
+        )
     return paths

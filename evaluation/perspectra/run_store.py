@@ -39,13 +39,23 @@ def now() -> str:
 
 
 def start_run(store: Store, spec: RunSpec) -> str:
-    store.query("perspectra/merge_run", uid=spec.uid, started_at=now(), props={
-        "kind": "perspectra", "models": [spec.model], "roles": ["responder"],
-        "setting": spec.task, "strategy": spec.strategy, "build": spec.task_set,
-        "prompt_hashes": [spec.prompt_hash] if spec.prompt_hash else [],
-        "config": json.dumps(spec.config, sort_keys=True, default=str),
-        "version": __version__, "status": "running",
-    })
+    store.query(
+        "perspectra/merge_run",
+        uid=spec.uid,
+        started_at=now(),
+        props={
+            "kind": "perspectra",
+            "models": [spec.model],
+            "roles": ["responder"],
+            "setting": spec.task,
+            "strategy": spec.strategy,
+            "build": spec.task_set,
+            "prompt_hashes": [spec.prompt_hash] if spec.prompt_hash else [],
+            "config": json.dumps(spec.config, sort_keys=True, default=str),
+            "version": __version__,
+            "status": "running",
+        },
+    )
     return spec.uid
 
 
@@ -57,15 +67,30 @@ def _answer_rows(store: Store, run_uid: str) -> list[dict[str, Any]]:
     return store.read("perspectra/run_answers", run_uid=run_uid)
 
 
-def store_answers(store: Store, run_uid: str, items: list[TaskItem],
-                  replies: list[str], usage: list[dict[str, Any]] | None = None) -> int:
+def store_answers(
+    store: Store,
+    run_uid: str,
+    items: list[TaskItem],
+    replies: list[str],
+    usage: list[dict[str, Any]] | None = None,
+) -> int:
     rows = []
     for k, (item, text) in enumerate(zip(items, replies, strict=True)):
         p = parse_for(item, text)
-        rows.append({"item_uid": item.uid, "uid": task_answer_uid(run_uid, item.uid),
-                     "props": {"text": text, "parsed": p.value, "valid": p.valid,
-                               "error": p.error, "correct": is_correct(item, p),
-                               **((usage or [{}] * len(items))[k])}})
+        rows.append(
+            {
+                "item_uid": item.uid,
+                "uid": task_answer_uid(run_uid, item.uid),
+                "props": {
+                    "text": text,
+                    "parsed": p.value,
+                    "valid": p.valid,
+                    "error": p.error,
+                    "correct": is_correct(item, p),
+                    **((usage or [{}] * len(items))[k]),
+                },
+            }
+        )
     if not rows:
         return 0
 
@@ -86,7 +111,9 @@ def finish_run(store: Store, spec: RunSpec, items: list[TaskItem]) -> TaskScores
     scores = score(done, [parse_for(i, replies[i.uid]) for i in done]) if done else None
     props: dict[str, Any] = {
         "status": "done" if len(done) == len(items) else "partial",
-        "ended_at": now(), "answered": len(done), "items": len(items),
+        "ended_at": now(),
+        "answered": len(done),
+        "items": len(items),
         "metrics": json.dumps(scores.summary if scores else {}, sort_keys=True),
         "tokens_in": sum(r["tokens_in"] for r in rows),
         "tokens_out": sum(r["tokens_out"] for r in rows),

@@ -44,6 +44,10 @@ def score(items: Sequence[TaskItem], parsed: Sequence[Parsed]) -> TaskScores:
     if task == "t1":
         return t1_scores([int(i.gold) for i in items], parsed)
     if task == "t2":
-        return t2_scores([i.gold for i in items], parsed, [i.option_stances for i in items],
-                         [i.gold_stance or "" for i in items])
+        return t2_scores(
+            [i.gold for i in items],
+            parsed,
+            [i.option_stances for i in items],
+            [i.gold_stance or "" for i in items],
+        )
     return t3_scores([i.gold for i in items], parsed, [i.text for i in items])

@@ -28,7 +28,14 @@ from evaluation.reporting.bootstrap import (
 from evaluation.reporting.tables import Table, export_table, fmt_ci
 
 __all__ = [
-    "CI", "Agreement", "PairedResult", "Table", "agreement", "bootstrap_ci", "bootstrap_cis",
+    "CI",
+    "Agreement",
+    "PairedResult",
+    "Table",
+    "agreement",
+    "bootstrap_ci",
+    "bootstrap_cis",
     "export_table",
-    "fmt_ci", "paired_bootstrap",
+    "fmt_ci",
+    "paired_bootstrap",
 ]

@@ -16,14 +16,20 @@ class Agreement(BaseModel):
     confusion: list[list[int]]  # rows = rater 1, columns = rater 2, in `labels` order
 
 
-def agreement(r1: Sequence[Hashable], r2: Sequence[Hashable],
-              labels: Sequence[Hashable] | None = None) -> Agreement:
+def agreement(
+    r1: Sequence[Hashable], r2: Sequence[Hashable], labels: Sequence[Hashable] | None = None
+) -> Agreement:
     if len(r1) != len(r2):
         raise ValueError(f"raters judged different numbers of items: {len(r1)} vs {len(r2)}")
     labs = list(labels) if labels is not None else sorted(set(r1) | set(r2), key=str)
     if not r1:
-        return Agreement(n=0, percent=None, kappa=None, labels=[str(x) for x in labs],
-                         confusion=[[0] * len(labs) for _ in labs])
+        return Agreement(
+            n=0,
+            percent=None,
+            kappa=None,
+            labels=[str(x) for x in labs],
+            confusion=[[0] * len(labs) for _ in labs],
+        )
     from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
     cm = confusion_matrix(list(r1), list(r2), labels=labs)
@@ -33,5 +39,10 @@ def agreement(r1: Sequence[Hashable], r2: Sequence[Hashable],
         kappa = float(cohen_kappa_score(list(r1), list(r2), labels=labs))
     if kappa != kappa:  # NaN: both raters constant and identical -> perfect agreement
         kappa = 1.0 if same == len(r1) else 0.0
-    return Agreement(n=len(r1), percent=100.0 * same / len(r1), kappa=kappa,
-                     labels=[str(x) for x in labs], confusion=cm.tolist())
+    return Agreement(
+        n=len(r1),
+        percent=100.0 * same / len(r1),
+        kappa=kappa,
+        labels=[str(x) for x in labs],
+        confusion=cm.tolist(),
+    )

@@ -38,13 +38,16 @@ def _clean(values: Sequence[float | None]) -> np.ndarray:
 def _counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
     """(resamples, n) matrix: how often each item is drawn in each resample."""
     draws = rng.integers(0, n, size=(resamples, n)) + (np.arange(resamples) * n)[:, None]
-    return np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n).astype(
-        float)
+    return np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n).astype(float)
 
 
 def bootstrap_cis(
-    columns: Mapping[str, Sequence[float | None]], *, strata: Sequence[object] | None = None,
-    resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95, seed: int = 0,
+    columns: Mapping[str, Sequence[float | None]],
+    *,
+    strata: Sequence[object] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> dict[str, CI]:
     """Mean and percentile CI of every column (same items, shared resamples).
 
@@ -99,17 +102,26 @@ def bootstrap_cis(
 
 
 def bootstrap_ci(
-    values: Sequence[float | None], *, strata: Sequence[object] | None = None,
-    resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95, seed: int = 0,
+    values: Sequence[float | None],
+    *,
+    strata: Sequence[object] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> CI:
     """Mean and percentile CI of one series (see `bootstrap_cis`)."""
-    return bootstrap_cis({"x": values}, strata=strata, resamples=resamples,
-                         confidence=confidence, seed=seed)["x"]
+    return bootstrap_cis(
+        {"x": values}, strata=strata, resamples=resamples, confidence=confidence, seed=seed
+    )["x"]
 
 
 def paired_bootstrap(
-    a: Sequence[float | None], b: Sequence[float | None], *,
-    resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95, seed: int = 0,
+    a: Sequence[float | None],
+    b: Sequence[float | None],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> PairedResult:
     """Difference b - a over items present in both (same order = same item)."""
     xa, xb = _clean(a), _clean(b)
@@ -119,8 +131,9 @@ def paired_bootstrap(
     xa, xb = xa[keep], xb[keep]
     n = int(xa.size)
     if n == 0:
-        return PairedResult(n=0, mean_a=None, mean_b=None, diff=None, low=None, high=None,
-                            p_value=None)
+        return PairedResult(
+            n=0, mean_a=None, mean_b=None, diff=None, low=None, high=None, p_value=None
+        )
     d = xb - xa
     rng = np.random.default_rng(seed)
     dist = (_counts(rng, n, resamples) @ d) / n
@@ -132,5 +145,12 @@ def paired_bootstrap(
     else:
         other = np.mean(dist <= 0) if d.mean() > 0 else np.mean(dist >= 0)
         p = float(min(1.0, 2 * other))
-    return PairedResult(n=n, mean_a=float(xa.mean()), mean_b=float(xb.mean()),
-                        diff=float(d.mean()), low=float(low), high=float(high), p_value=p)
+    return PairedResult(
+        n=n,
+        mean_a=float(xa.mean()),
+        mean_b=float(xb.mean()),
+        diff=float(d.mean()),
+        low=float(low),
+        high=float(high),
+        p_value=p,
+    )

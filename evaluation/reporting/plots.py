@@ -12,8 +12,14 @@ from matplotlib.figure import Figure
 from evaluation.reporting.bootstrap import CI
 
 
-def bar_by_group(series: Mapping[str, Mapping[str, CI]], path: Path, *, title: str,
-                 ylabel: str, scale: float = 100.0) -> Path:
+def bar_by_group(
+    series: Mapping[str, Mapping[str, CI]],
+    path: Path,
+    *,
+    title: str,
+    ylabel: str,
+    scale: float = 100.0,
+) -> Path:
     """Grouped bars: one group per x key (e.g. hop), one bar per series (e.g. run), CI bars."""
     groups = list(dict.fromkeys(g for s in series.values() for g in s))
     n = max(1, len(series))
@@ -42,9 +48,16 @@ def bar_by_group(series: Mapping[str, Mapping[str, CI]], path: Path, *, title: s
     return Path(path)
 
 
-def scatter_points(points: Mapping[str, Sequence[tuple[float, float]]], path: Path, *,
-                   title: str, xlabel: str, ylabel: str, scale: float = 100.0,
-                   limits: tuple[float, float] | None = (0, 100)) -> Path:
+def scatter_points(
+    points: Mapping[str, Sequence[tuple[float, float]]],
+    path: Path,
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    scale: float = 100.0,
+    limits: tuple[float, float] | None = (0, 100),
+) -> Path:
     """One marker set per series (e.g. precision against recall per run)."""
     fig = Figure(figsize=(5, 5), dpi=100)
     ax = fig.subplots()

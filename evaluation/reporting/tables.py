@@ -27,8 +27,10 @@ class Table(BaseModel):
     def to_markdown(self) -> str:
         head = "| " + " | ".join(self.columns) + " |"
         sep = "|" + "|".join("---" for _ in self.columns) + "|"
-        body = ["| " + " | ".join(self.cell(r, c).replace("|", "\\|") for c in self.columns)
-                + " |" for r in self.rows]
+        body = [
+            "| " + " | ".join(self.cell(r, c).replace("|", "\\|") for c in self.columns) + " |"
+            for r in self.rows
+        ]
         out = [f"### {self.title}", "", head, sep, *body]
         if self.notes:
             out += ["", *[f"- {n}" for n in self.notes]]
@@ -50,9 +52,15 @@ class Table(BaseModel):
         return out
 
     def to_json_obj(self) -> dict[str, Any]:
-        return {"title": self.title, "columns": self.columns, "notes": self.notes,
-                "rows": [{c: (v.model_dump() if isinstance(v := r.get(c), CI) else v)
-                          for c in self.columns} for r in self.rows]}
+        return {
+            "title": self.title,
+            "columns": self.columns,
+            "notes": self.notes,
+            "rows": [
+                {c: (v.model_dump() if isinstance(v := r.get(c), CI) else v) for c in self.columns}
+                for r in self.rows
+            ],
+        }
 
     def write_csv(self, path: Path) -> Path:
         rows = self.flat_rows()
@@ -69,8 +77,9 @@ def fmt_ci(ci: CI, scale: float = 1.0, digits: int = 2) -> str:
         return "–"
     if ci.low is None or ci.high is None:
         return f"{ci.mean * scale:.{digits}f}"
-    return (f"{ci.mean * scale:.{digits}f} [{ci.low * scale:.{digits}f}, "
-            f"{ci.high * scale:.{digits}f}]")
+    return (
+        f"{ci.mean * scale:.{digits}f} [{ci.low * scale:.{digits}f}, {ci.high * scale:.{digits}f}]"
+    )
 
 
 def _fmt(v: Any) -> str:
@@ -83,8 +92,9 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def export_table(table: Table, out_dir: Path, name: str,
-                 formats: Sequence[str] = ("csv", "json", "md")) -> list[Path]:
+def export_table(
+    table: Table, out_dir: Path, name: str, formats: Sequence[str] = ("csv", "json", "md")
+) -> list[Path]:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []

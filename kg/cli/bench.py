@@ -36,9 +36,14 @@ class StatsFmt(StrEnum):
 
 
 DomainOpt = Annotated[str | None, typer.Option("--domain", "-d", help="Only this domain.")]
-PaletteOpt = Annotated[list[str] | None, typer.Option(
-    "--palette", help="Relation palette JSON (published format): FILE for every domain or "
-    "DOMAIN=FILE; repeatable.")]
+PaletteOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--palette",
+        help="Relation palette JSON (published format): FILE for every domain or "
+        "DOMAIN=FILE; repeatable.",
+    ),
+]
 
 
 def _echo_json(data: Any) -> None:
@@ -53,8 +58,9 @@ def _load_palettes(specs: list[str] | None) -> dict[str | None, dict[str, str]]:
 
     out: dict[str | None, dict[str, str]] = {}
     for spec in specs or []:
-        domain, _, file = spec.partition("=") if "=" in spec and not Path(spec).exists() \
-            else (None, "", spec)
+        domain, _, file = (
+            spec.partition("=") if "=" in spec and not Path(spec).exists() else (None, "", spec)
+        )
         out.setdefault(domain or None, {}).update(load_palette(Path(file)).category_map())
     return out
 
@@ -68,15 +74,28 @@ def _palette_for(palettes: dict[str | None, dict[str, str]], domain: str) -> dic
 @import_app.command("perspectivebench")
 def import_perspectivebench_cmd(
     files: Annotated[list[Path], typer.Argument(help="PerspectiveBench JSONL files.")],
-    skip_invalid: Annotated[bool, typer.Option(
-        help="Import the good lines; write the bad ones with their reasons to --rejects.")] = False,
-    rejects: Annotated[Path | None, typer.Option(help="Where --skip-invalid writes rejected "
-                                                 "lines (JSONL); default "
-                                                 "perspectivebench.rejects.jsonl.")] = None,
+    skip_invalid: Annotated[
+        bool,
+        typer.Option(
+            help="Import the good lines; write the bad ones with their reasons to --rejects."
+        ),
+    ] = False,
+    rejects: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where --skip-invalid writes rejected "
+            "lines (JSONL); default "
+            "perspectivebench.rejects.jsonl."
+        ),
+    ] = None,
     palette: PaletteOpt = None,
     max_line_bytes: Annotated[int, typer.Option(help="Longest accepted line.")] = 4 * 1024 * 1024,
-    check: Annotated[bool, typer.Option(
-        "--check", help="Only validate the files (no database needed); exit 1 on errors.")] = False,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Only validate the files (no database needed); exit 1 on errors."
+        ),
+    ] = False,
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
 ) -> None:
     """Import PerspectiveBench questions (validated first; bad input writes nothing)."""
@@ -93,32 +112,53 @@ def import_perspectivebench_cmd(
     with open_store() as store:
         try:
             report = import_perspectivebench(
-                store, files, skip_invalid=skip_invalid, rejects_path=rejects,
-                palette=palettes.get(None), max_line_bytes=max_line_bytes,
-                domain_palettes={d: m for d, m in palettes.items() if d is not None})
+                store,
+                files,
+                skip_invalid=skip_invalid,
+                rejects_path=rejects,
+                palette=palettes.get(None),
+                max_line_bytes=max_line_bytes,
+                domain_palettes={d: m for d, m in palettes.items() if d is not None},
+            )
         except ImportValidationError as e:
             _fail_problems(f"{len(e.problems)} problem(s); nothing was written:", e.problems)
     if fmt is Fmt.json:
         _echo_json(report.model_dump() | {"nodes_created": report.nodes_created})
         return
     t = Table(title="PerspectiveBench import", show_header=False)
-    for k in ["lines_read", "questions_valid", "questions_written", "duplicates_skipped",
-              "invalid_skipped", "blank_lines", "domains", "concepts", "facts", "edges", "paths"]:
+    for k in [
+        "lines_read",
+        "questions_valid",
+        "questions_written",
+        "duplicates_skipped",
+        "invalid_skipped",
+        "blank_lines",
+        "domains",
+        "concepts",
+        "facts",
+        "edges",
+        "paths",
+    ]:
         t.add_row(k, f"{getattr(report, k):,}")
-    t.add_row("nodes created", ", ".join(f"{k} {v:+,}" for k, v in report.nodes_created.items())
-              or "none (already imported)")
+    t.add_row(
+        "nodes created",
+        ", ".join(f"{k} {v:+,}" for k, v in report.nodes_created.items())
+        or "none (already imported)",
+    )
     t.add_row("seconds", f"{report.seconds:.2f}")
     if report.rejects_path:
         t.add_row("rejects written to", report.rejects_path)
     console.print(t)
     if report.warnings:
         err_console.print(f"[yellow]{len(report.warnings)} warning(s):[/]", highlight=False)
-        err_console.print(format_problems(report.warnings), highlight=False, markup=False,
-                          soft_wrap=True)
+        err_console.print(
+            format_problems(report.warnings), highlight=False, markup=False, soft_wrap=True
+        )
     if report.errors:
         err_console.print(f"[red]{len(report.errors)} rejected problem(s):[/]", highlight=False)
-        err_console.print(format_problems(report.errors), highlight=False, markup=False,
-                          soft_wrap=True)
+        err_console.print(
+            format_problems(report.errors), highlight=False, markup=False, soft_wrap=True
+        )
 
 
 def _fail_problems(header: str, problems: list) -> NoReturn:
@@ -135,12 +175,16 @@ def _check_only(files: list[Path], max_line_bytes: int) -> None:
     from construction.perspectivebench.validation import validate_files
 
     result = validate_files(files, max_line_bytes=max_line_bytes)
-    console.print(f"{result.lines_read:,} line(s): {len(result.questions):,} valid question(s), "
-                  f"{len(result.rejected):,} invalid line(s), {result.duplicates:,} duplicate(s), "
-                  f"{len(result.warnings):,} warning(s)", highlight=False)
+    console.print(
+        f"{result.lines_read:,} line(s): {len(result.questions):,} valid question(s), "
+        f"{len(result.rejected):,} invalid line(s), {result.duplicates:,} duplicate(s), "
+        f"{len(result.warnings):,} warning(s)",
+        highlight=False,
+    )
     if result.warnings:
-        err_console.print(format_problems(result.warnings), highlight=False, markup=False,
-                          soft_wrap=True)
+        err_console.print(
+            format_problems(result.warnings), highlight=False, markup=False, soft_wrap=True
+        )
     if result.errors:
         _fail_problems(f"{len(result.errors)} problem(s):", result.errors)
 
@@ -184,28 +228,59 @@ def stats(
         console.print("no questions in the graph")
         return
     t = Table(title="PerspectiveBench statistics (cover-all = answer states every valid path)")
-    for col in ["domain", "hop", "questions", "valid", "target", "distractor", "cover-all P",
-                "cover-all R", "cover-all PAS"]:
+    for col in [
+        "domain",
+        "hop",
+        "questions",
+        "valid",
+        "target",
+        "distractor",
+        "cover-all P",
+        "cover-all R",
+        "cover-all PAS",
+    ]:
         t.add_column(col, justify="left" if col == "domain" else "right")
     for r in rows:
         style = "bold" if r.hop == "ALL" else None
-        t.add_row(r.domain, str(r.hop), f"{r.questions:,}", f"{r.mean_valid:.2f}",
-                  f"{r.mean_targets:.2f}", f"{r.mean_distractors:.2f}",
-                  f"{100 * r.cover_all_precision:.1f}", f"{100 * r.cover_all_recall:.1f}",
-                  f"{100 * r.cover_all_pas:.1f}", style=style)
+        t.add_row(
+            r.domain,
+            str(r.hop),
+            f"{r.questions:,}",
+            f"{r.mean_valid:.2f}",
+            f"{r.mean_targets:.2f}",
+            f"{r.mean_distractors:.2f}",
+            f"{100 * r.cover_all_precision:.1f}",
+            f"{100 * r.cover_all_recall:.1f}",
+            f"{100 * r.cover_all_pas:.1f}",
+            style=style,
+        )
     console.print(t)
 
 
 # ---------------------------------------------------------------- concepts
 def _hits_table(title: str, hits: list[ConceptHit], score: bool = False) -> Table:
     t = Table(title=title)
-    for col in ["domain", "key", "out", "in", "questions", *(["score"] if score else []),
-                "summary"]:
+    for col in [
+        "domain",
+        "key",
+        "out",
+        "in",
+        "questions",
+        *(["score"] if score else []),
+        "summary",
+    ]:
         t.add_column(col, overflow="fold")
     for h in hits:
         summary = (h.summary or "")[:100] + ("..." if len(h.summary or "") > 100 else "")
-        t.add_row(h.domain, h.key, str(h.out_edges), str(h.in_edges), str(h.questions),
-                  *([f"{h.score:.2f}"] if score else []), summary)
+        t.add_row(
+            h.domain,
+            h.key,
+            str(h.out_edges),
+            str(h.in_edges),
+            str(h.questions),
+            *([f"{h.score:.2f}"] if score else []),
+            summary,
+        )
     return t
 
 
@@ -215,13 +290,18 @@ def _resolve(store: Store, text: str, domain: str | None, role: str) -> ConceptH
     m = find_concept(store, text, domain=domain)
     if m.chosen is not None:
         if m.how == "fulltext":
-            err_console.print(f"{role} {text!r} matched {m.chosen.domain}/{m.chosen.key}: "
-                              f"{(m.chosen.summary or '')[:90]}", highlight=False, markup=False)
+            err_console.print(
+                f"{role} {text!r} matched {m.chosen.domain}/{m.chosen.key}: "
+                f"{(m.chosen.summary or '')[:90]}",
+                highlight=False,
+                markup=False,
+            )
         return m.chosen
     if not m.candidates:
         fail(f"{role} {text!r}: no concept has this key or matches this text")
-    err_console.print(_hits_table(f"{role} {text!r} matches several concepts", m.candidates,
-                                  score=True))
+    err_console.print(
+        _hits_table(f"{role} {text!r} matches several concepts", m.candidates, score=True)
+    )
     if sys.stdin.isatty():
         choice = typer.prompt(f"pick {role} (1-{len(m.candidates)})", type=int)
         if 1 <= choice <= len(m.candidates):
@@ -239,13 +319,19 @@ def concepts(
     from kg.queries.concepts import list_concepts, search_concepts
 
     with open_store() as store:
-        hits = (search_concepts(store, search, domain=domain, limit=limit) if search
-                else list_concepts(store, domain=domain, limit=limit))
+        hits = (
+            search_concepts(store, search, domain=domain, limit=limit)
+            if search
+            else list_concepts(store, domain=domain, limit=limit)
+        )
     if fmt is Fmt.json:
         _echo_json([h.model_dump() for h in hits])
         return
-    console.print(_hits_table(f"concepts matching {search!r}" if search else "concepts", hits,
-                              score=bool(search)))
+    console.print(
+        _hits_table(
+            f"concepts matching {search!r}" if search else "concepts", hits, score=bool(search)
+        )
+    )
 
 
 # ---------------------------------------------------------------- paths / perspectives
@@ -266,19 +352,34 @@ def paths(
             fail("A and B are the same concept")
         groups = paths_between(store, start.uid, end.uid, max_hops=max_hops)
     if fmt is Fmt.json:
-        _echo_json({"start": start.model_dump(), "end": end.model_dump(), "groups": [
-            {"labels": g.labels, "paths": [p.model_dump() | {"signature": p.signature}
-                                           for p in g.paths]} for g in groups]})
+        _echo_json(
+            {
+                "start": start.model_dump(),
+                "end": end.model_dump(),
+                "groups": [
+                    {
+                        "labels": g.labels,
+                        "paths": [p.model_dump() | {"signature": p.signature} for p in g.paths],
+                    }
+                    for g in groups
+                ],
+            }
+        )
         return
     n = sum(len(g.paths) for g in groups)
-    t = Table(title=f"{n} path(s) {start.domain}/{start.key} -> {end.key} in {len(groups)} "
-              f"label signature(s)", show_lines=True)
+    t = Table(
+        title=f"{n} path(s) {start.domain}/{start.key} -> {end.key} in {len(groups)} "
+        f"label signature(s)",
+        show_lines=True,
+    )
     for col in ["label signature", "path", "reasons"]:
         t.add_column(col, overflow="fold")
     for g in groups:
         for i, p in enumerate(g.paths):
-            reasons = "\n".join(f"{k} -{lab}-> : {r or ''}" for k, lab, r
-                                in zip(p.keys, p.labels, p.reasons, strict=False))
+            reasons = "\n".join(
+                f"{k} -{lab}-> : {r or ''}"
+                for k, lab, r in zip(p.keys, p.labels, p.reasons, strict=False)
+            )
             t.add_row(g.label_signature if i == 0 else "", p.signature, reasons)
     console.print(t)
 
@@ -289,8 +390,10 @@ def perspectives(
     domain: DomainOpt = None,
     palette: PaletteOpt = None,
     max_hops: Annotated[int, typer.Option(min=1, max=3)] = 3,
-    cutoff: Annotated[float, typer.Option(help="Jaccard similarity at which GDS merges two "
-                                          "groups.", min=0.0, max=1.0)] = 0.75,
+    cutoff: Annotated[
+        float,
+        typer.Option(help="Jaccard similarity at which GDS merges two groups.", min=0.0, max=1.0),
+    ] = 0.75,
     fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
 ) -> None:
     """Group the paths between A and B into perspectives (relation categories, merged with GDS)
@@ -300,14 +403,22 @@ def perspectives(
     with open_store() as store:
         start = _resolve(store, a, domain, "A")
         end = _resolve(store, b, domain or start.domain, "B")
-        groups = group_perspectives(store, start.domain, start.key, end.key,
-                                    _palette_for(_load_palettes(palette), start.domain),
-                                    max_hops=max_hops, merge_cutoff=cutoff)
+        groups = group_perspectives(
+            store,
+            start.domain,
+            start.key,
+            end.key,
+            _palette_for(_load_palettes(palette), start.domain),
+            max_hops=max_hops,
+            merge_cutoff=cutoff,
+        )
     if fmt is Fmt.json:
         _echo_json([g.model_dump() | {"signatures": g.signatures} for g in groups])
         return
-    t = Table(title=f"{len(groups)} perspective(s) {start.domain}/{start.key} -> {end.key}",
-              show_lines=True)
+    t = Table(
+        title=f"{len(groups)} perspective(s) {start.domain}/{start.key} -> {end.key}",
+        show_lines=True,
+    )
     for col in ["perspective", "paths", "questions targeting it"]:
         t.add_column(col, overflow="fold")
     for g in groups:
@@ -340,15 +451,21 @@ def question_show(
     if fmt is Fmt.json:
         _echo_json(q.model_dump())
         return
-    console.print(f"[bold]#{q.id}[/] {q.domain}, {q.hop}-hop, theme [cyan]{q.theme}[/]",
-                  highlight=False)
+    console.print(
+        f"[bold]#{q.id}[/] {q.domain}, {q.hop}-hop, theme [cyan]{q.theme}[/]", highlight=False
+    )
     console.print(q.text or "", highlight=False, markup=False)
     t = Table(title="valid paths", show_lines=True)
     for col in ["role", "name", "path", "perspective group"]:
         t.add_column(col, overflow="fold")
     for p in q.paths:
-        t.add_row(p.role, p.name or "", p.signature, p.perspective or "-",
-                  style="green" if p.role == "target" else None)
+        t.add_row(
+            p.role,
+            p.name or "",
+            p.signature,
+            p.perspective or "-",
+            style="green" if p.role == "target" else None,
+        )
     console.print(t)
     console.print("[bold]focused evidence[/]")
     for i, s in enumerate(q.evidence):

@@ -26,12 +26,20 @@ from construction.pipeline import STAGES as STAGE_NAMES
 from kg.cli.console import console, fail, open_store
 
 SUMMARY_ROWS = [
-    ("chunks", "chunks"), ("facts", "facts"), ("merged duplicates", "merged_duplicates"),
-    ("concepts", "concepts"), ("outliers (unclustered facts)", "outliers"),
-    ("candidate pairs", "candidate_pairs"), ("edges", "edges"),
-    ("multi-relation pairs", "multi_relation_pairs"), ("paths", "paths"),
-    ("perspectives", "perspectives"), ("questions", "questions"),
-    ("evidence links", "evidence"), ("tokens in", "tokens_in"), ("tokens out", "tokens_out"),
+    ("chunks", "chunks"),
+    ("facts", "facts"),
+    ("merged duplicates", "merged_duplicates"),
+    ("concepts", "concepts"),
+    ("outliers (unclustered facts)", "outliers"),
+    ("candidate pairs", "candidate_pairs"),
+    ("edges", "edges"),
+    ("multi-relation pairs", "multi_relation_pairs"),
+    ("paths", "paths"),
+    ("perspectives", "perspectives"),
+    ("questions", "questions"),
+    ("evidence links", "evidence"),
+    ("tokens in", "tokens_in"),
+    ("tokens out", "tokens_out"),
 ]
 
 
@@ -69,8 +77,15 @@ def _stage_table(result: Any) -> Table:
     for col in ("stage", "items", "resumed", "written", "rejected", "skipped", "seconds"):
         table.add_column(col, justify="left" if col == "stage" else "right")
     for s in result.stages:
-        table.add_row(s["stage"], str(s["items"]), str(s["resumed"]), str(s["written"]),
-                      str(s["rejected"]), str(s["skipped"]), f"{s['seconds']:.2f}")
+        table.add_row(
+            s["stage"],
+            str(s["items"]),
+            str(s["resumed"]),
+            str(s["written"]),
+            str(s["rejected"]),
+            str(s["skipped"]),
+            f"{s['seconds']:.2f}",
+        )
     return table
 
 
@@ -79,40 +94,54 @@ def register(app: typer.Typer) -> None:
 
     @app.command("build")
     def build(
-        target: str = typer.Argument(..., help="DOMAIN for a whole build, or a STAGE name "
-                                     f"({', '.join(STAGE_NAMES)}) followed by DOMAIN"),
-        domain_arg: str | None = typer.Argument(None, metavar="[DOMAIN]",
-                                                help="the domain when TARGET is a stage"),
+        target: str = typer.Argument(
+            ...,
+            help="DOMAIN for a whole build, or a STAGE name "
+            f"({', '.join(STAGE_NAMES)}) followed by DOMAIN",
+        ),
+        domain_arg: str | None = typer.Argument(
+            None, metavar="[DOMAIN]", help="the domain when TARGET is a stage"
+        ),
         chunks: list[Path] = typer.Option(  # noqa: B006 - typer needs a list default
-            [], "--chunks", help="chunk JSON ({id, subject, source, text}) or text files"),
-        palette: Path | None = typer.Option(None, help="relation palette JSON (published "
-                                            "format); stored on the domain for later runs"),
-        model: str | None = typer.Option(None, help="builder model (provider/name); "
-                                         "offline heuristics when omitted"),
+            [], "--chunks", help="chunk JSON ({id, subject, source, text}) or text files"
+        ),
+        palette: Path | None = typer.Option(
+            None,
+            help="relation palette JSON (published format); stored on the domain for later runs",
+        ),
+        model: str | None = typer.Option(
+            None, help="builder model (provider/name); offline heuristics when omitted"
+        ),
         base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint"),
         api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the key"),
         no_cache: bool = typer.Option(False, "--no-cache", help="bypass the response cache"),
         from_stage: str | None = typer.Option(None, help="rerun from this stage on"),
-        allow_new_relations: bool = typer.Option(False, help="accept model labels outside "
-                                                 "the palette (recorded with descriptions)"),
+        allow_new_relations: bool = typer.Option(
+            False, help="accept model labels outside the palette (recorded with descriptions)"
+        ),
         chunk_size: int = typer.Option(1000, help="characters per chunk for text files"),
         chunk_overlap: int = typer.Option(150, help="overlap between text chunks"),
         embedding_model: str = typer.Option("all-MiniLM-L6-v2"),
         duplicate_cosine: float = typer.Option(0.95, help="merge facts at this cosine"),
         umap: bool = typer.Option(True, help="UMAP reduction before HDBSCAN"),
-        min_cluster_size: int = typer.Option(10, help="HDBSCAN (scaled down for small "
-                                             "corpora)"),
+        min_cluster_size: int = typer.Option(10, help="HDBSCAN (scaled down for small corpora)"),
         min_pair_score: float = typer.Option(4.0, help="keep concept pairs scoring this"),
-        top_k: int = typer.Option(3, help="keep each concept's top k pairs (0 = all pairs "
-                                  "scoring at least --min-pair-score)"),
-        cluster_selection: str = typer.Option("leaf", help="HDBSCAN cluster selection: leaf "
-                                              "(fine-grained) or eom"),
+        top_k: int = typer.Option(
+            3,
+            help="keep each concept's top k pairs (0 = all pairs "
+            "scoring at least --min-pair-score)",
+        ),
+        cluster_selection: str = typer.Option(
+            "leaf", help="HDBSCAN cluster selection: leaf (fine-grained) or eom"
+        ),
         max_hops: int = typer.Option(3, help="longest reasoning path (1-3)"),
         one_hop_min: int = typer.Option(3, help="parallel relations a 1-hop pair needs"),
-        multi_hop_min: int = typer.Option(4, help="fewest relation combinations of a "
-                                          "multi-hop concept sequence"),
-        multi_hop_max: int = typer.Option(14, help="most relation combinations of a "
-                                          "multi-hop concept sequence"),
+        multi_hop_min: int = typer.Option(
+            4, help="fewest relation combinations of a multi-hop concept sequence"
+        ),
+        multi_hop_max: int = typer.Option(
+            14, help="most relation combinations of a multi-hop concept sequence"
+        ),
         evidence: int = typer.Option(4, help="focused evidence facts per question (offline)"),
         concurrency: int = typer.Option(4, help="model calls in flight"),
         as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
@@ -133,24 +162,38 @@ def register(app: typer.Typer) -> None:
                 fail(f"{target!r} is not a stage ({', '.join(STAGE_NAMES)})")
             only, domain = None, target
         if from_stage and only:
-            fail(f"use `kg build {domain} --from-stage {from_stage}` (reruns that stage and "
-                 f"every later one) or `kg build {target} {domain}` (one stage, resuming)")
+            fail(
+                f"use `kg build {domain} --from-stage {from_stage}` (reruns that stage and "
+                f"every later one) or `kg build {target} {domain}` (one stage, resuming)"
+            )
         if from_stage and from_stage not in STAGE_NAMES:
             fail(f"--from-stage {from_stage!r}: stages are {', '.join(STAGE_NAMES)}")
         if only == ["chunks"] and not chunks:
             fail("stage chunks needs --chunks FILE")
-        logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                            format="%(levelname)s %(name)s: %(message)s")
+        logging.basicConfig(
+            level=logging.INFO if verbose else logging.WARNING,
+            format="%(levelname)s %(name)s: %(message)s",
+        )
         try:
             cfg = BuildConfig(
-                domain=domain, chunk_size=chunk_size, chunk_overlap=chunk_overlap,
-                embedding_model=embedding_model, duplicate_cosine=duplicate_cosine,
-                use_umap=umap, min_cluster_size=min_cluster_size,
-                min_pair_score=min_pair_score, top_k_pairs=top_k or None,
-                allow_new_relations=allow_new_relations, concurrency=concurrency,
-                cluster_selection=cluster_selection, max_hops=max_hops,
-                one_hop_min_relations=one_hop_min, multi_hop_min_combinations=multi_hop_min,
-                multi_hop_max_combinations=multi_hop_max, evidence_per_question=evidence)
+                domain=domain,
+                chunk_size=chunk_size,
+                chunk_overlap=chunk_overlap,
+                embedding_model=embedding_model,
+                duplicate_cosine=duplicate_cosine,
+                use_umap=umap,
+                min_cluster_size=min_cluster_size,
+                min_pair_score=min_pair_score,
+                top_k_pairs=top_k or None,
+                allow_new_relations=allow_new_relations,
+                concurrency=concurrency,
+                cluster_selection=cluster_selection,
+                max_hops=max_hops,
+                one_hop_min_relations=one_hop_min,
+                multi_hop_min_combinations=multi_hop_min,
+                multi_hop_max_combinations=multi_hop_max,
+                evidence_per_question=evidence,
+            )
         except ValidationError as exc:
             err = exc.errors()[0]
             fail(f"build setting {'.'.join(map(str, err['loc']))}: {err['msg']}")
@@ -159,18 +202,40 @@ def register(app: typer.Typer) -> None:
             from construction.pipeline.llm_route import make_build_llm
             from kg.llm import llm_config
 
-            llm = make_build_llm(config=llm_config(
-                model, role="builder", base_url=base_url, api_key_env=api_key_env,
-                no_cache=no_cache, concurrency=concurrency))
-        with open_store() as store, Progress(
-            TextColumn("{task.description:<11}"), BarColumn(), MofNCompleteColumn(),
-            TaskProgressColumn(), _RateColumn(), TimeElapsedColumn(), console=console,
-            transient=as_json, disable=as_json,
-        ) as progress:
+            llm = make_build_llm(
+                config=llm_config(
+                    model,
+                    role="builder",
+                    base_url=base_url,
+                    api_key_env=api_key_env,
+                    no_cache=no_cache,
+                    concurrency=concurrency,
+                )
+            )
+        with (
+            open_store() as store,
+            Progress(
+                TextColumn("{task.description:<11}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TaskProgressColumn(),
+                _RateColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=as_json,
+                disable=as_json,
+            ) as progress,
+        ):
             result = build_domain(
-                store, cfg, chunk_paths=list(chunks) or None, palette_path=palette,
-                llm=llm, from_stage=from_stage, only=only,
-                progress=lambda label, total: _Bar(progress, label, total))
+                store,
+                cfg,
+                chunk_paths=list(chunks) or None,
+                palette_path=palette,
+                llm=llm,
+                from_stage=from_stage,
+                only=only,
+                progress=lambda label, total: _Bar(progress, label, total),
+            )
         if as_json:
             console.print_json(json.dumps(result.model_dump()))
             return

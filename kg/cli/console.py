@@ -41,8 +41,10 @@ def report(exc: BaseException) -> NoReturn:
     if isinstance(exc, ServiceUnavailable | AuthError):
         from kg.settings import get_settings
 
-        fail(f"Neo4j at {get_settings().bolt_uri} is not usable ({type(exc).__name__}: {exc}); "
-             "start the local server with `kg db up` or check NEO4J_URI/NEO4J_PASSWORD")
+        fail(
+            f"Neo4j at {get_settings().bolt_uri} is not usable ({type(exc).__name__}: {exc}); "
+            "start the local server with `kg db up` or check NEO4J_URI/NEO4J_PASSWORD"
+        )
     fail(f"{type(exc).__name__}: {exc}")
 
 

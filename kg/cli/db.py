@@ -10,8 +10,9 @@ from rich.table import Table
 from kg.cli.console import console, err_console, fail, open_store
 from kg.settings import Settings, get_settings
 
-db_app = typer.Typer(help="Start, inspect, stop and reset the Neo4j + GDS server.",
-                     no_args_is_help=True)
+db_app = typer.Typer(
+    help="Start, inspect, stop and reset the Neo4j + GDS server.", no_args_is_help=True
+)
 
 
 @db_app.command("up")
@@ -50,8 +51,10 @@ def status() -> None:
     settings = get_settings()
     if settings.is_local:
         st = process.status(settings)
-        console.print(f"state: [bold]{st.state.value}[/] (pid {st.pid or '-'})  "
-                      f"home: {st.home.root}  logs: {st.home.logs}")
+        console.print(
+            f"state: [bold]{st.state.value}[/] (pid {st.pid or '-'})  "
+            f"home: {st.home.root}  logs: {st.home.logs}"
+        )
         if st.state is process.State.CRASHED:
             err_console.print("[dim]--- last lines of the log ---[/]")
             err_console.print(process.log_tail(st.home), markup=False, highlight=False)
@@ -71,8 +74,9 @@ def _print_graph_status(settings: Settings) -> None:
         except Exception:  # noqa: BLE001 - a server without GDS still reports the rest
             gds = "not installed"
         counts = store.node_counts()
-    console.print(f"uri: {settings.bolt_uri}  {info['name']} {info['version']} "
-                  f"({info['edition']})  GDS {gds}")
+    console.print(
+        f"uri: {settings.bolt_uri}  {info['name']} {info['version']} ({info['edition']})  GDS {gds}"
+    )
     table = Table("label", "nodes", title=f"graph ({time.perf_counter() - t0:.2f} s)")
     for label, count in counts.items():
         table.add_row(label, str(count))

@@ -13,8 +13,10 @@ from kg.cli.console import console, fail, open_store
 
 E = TypeVar("E", bound=Enum)
 
-eval_app = typer.Typer(help="Ask models the stored questions, judge, score and report.",
-                       no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Ask models the stored questions, judge, score and report.", no_args_is_help=True
+)
+
 
 def _choice(enum: type[E], value: str, option: str) -> E:
     """An enum option value, or an `InputError` listing the choices."""
@@ -23,8 +25,9 @@ def _choice(enum: type[E], value: str, option: str) -> E:
     try:
         return enum(value)
     except ValueError:
-        raise InputError(f"{option} {value!r}: choose one of "
-                         f"{', '.join(m.value for m in enum)}") from None  # type: ignore[attr-defined]
+        raise InputError(
+            f"{option} {value!r}: choose one of {', '.join(m.value for m in enum)}"
+        ) from None  # type: ignore[attr-defined]
 
 
 def _execute(spec) -> None:
@@ -32,24 +35,36 @@ def _execute(spec) -> None:
 
     from evaluation.runner import execute
 
-    with open_store() as store, Progress("[progress.description]{task.description}", BarColumn(),
-                                     MofNCompleteColumn(), TimeElapsedColumn(),
-                                     console=console, transient=True) as bar:
+    with (
+        open_store() as store,
+        Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as bar,
+    ):
         task = bar.add_task("questions", total=None)
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
         summary = execute(store, spec, progress)
-    console.print(f"run [bold]{summary.run_id}[/]: {summary.status} — {summary.completed} "
-                  f"question(s) judged now, {summary.done_before} before, {summary.failed} "
-                  f"failed, {summary.skipped_invalid} skipped as invalid; "
-                  f"{summary.calls} model call(s), {summary.cached_calls} from cache; "
-                  f"{summary.elapsed_s:.1f} s")
+    console.print(
+        f"run [bold]{summary.run_id}[/]: {summary.status} — {summary.completed} "
+        f"question(s) judged now, {summary.done_before} before, {summary.failed} "
+        f"failed, {summary.skipped_invalid} skipped as invalid; "
+        f"{summary.calls} model call(s), {summary.cached_calls} from cache; "
+        f"{summary.elapsed_s:.1f} s"
+    )
     if summary.truncated:
-        console.print(f"  [yellow]![/] {summary.truncated} model repl(ies) cut at max_tokens "
-                      "(finish_reason length): raise --max-tokens for complete answers",
-                      highlight=False)
+        console.print(
+            f"  [yellow]![/] {summary.truncated} model repl(ies) cut at max_tokens "
+            "(finish_reason length): raise --max-tokens for complete answers",
+            highlight=False,
+        )
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")
@@ -59,12 +74,15 @@ def _execute(spec) -> None:
 
 @eval_app.command("run")
 def run_cmd(
-    responder: str = typer.Option("llm", help="llm (needs --model) or an offline baseline: "
-                                  "cover-all, target-only, empty"),
+    responder: str = typer.Option(
+        "llm", help="llm (needs --model) or an offline baseline: cover-all, target-only, empty"
+    ),
     model: str = typer.Option(None, help="responder model, e.g. openai/gpt-4o"),
     base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the responder"),
-    judge: str = typer.Option("embedding", help="'embedding' (offline baseline judge) or a "
-                              "judge model such as openai/gpt-4o"),
+    judge: str = typer.Option(
+        "embedding",
+        help="'embedding' (offline baseline judge) or a judge model such as openai/gpt-4o",
+    ),
     judge_base_url: str = typer.Option(None, help="endpoint of the judge (default: --base-url)"),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the responder key"),
     judge_api_key_env: str = typer.Option(None, help="env var with the judge key"),
@@ -79,13 +97,14 @@ def run_cmd(
     no_cache: bool = typer.Option(False, "--no-cache", help="do not use the response cache"),
     max_cost: float = typer.Option(None, help="stop once this many dollars are spent"),
     prices: Path = typer.Option(None, help="JSON price table {model: {input_per_mtok, ...}}"),
-    temperature: float = typer.Option(None), max_tokens: int = typer.Option(None),
+    temperature: float = typer.Option(None),
+    max_tokens: int = typer.Option(None),
     reasoning_effort: str = typer.Option(None, help="minimal, low, medium, high"),
     timeout: float = typer.Option(None, help="seconds per request"),
     noise: int = typer.Option(5, help="Noisy: extra facts from the question's own graph"),
     top_k: int = typer.Option(None, help="RAG: facts retrieved (default: Noisy's count)"),
-    seed: int = typer.Option(0), relevancy_n: int = typer.Option(3, help="questions "
-                                                                 "regenerated for relevancy"),
+    seed: int = typer.Option(0),
+    relevancy_n: int = typer.Option(3, help="questions regenerated for relevancy"),
     path_threshold: float = typer.Option(0.8, help="embedding judge: edge cosine threshold"),
     claim_threshold: float = typer.Option(0.7, help="embedding judge: claim cosine threshold"),
     skip_invalid: bool = typer.Option(False, help="skip unscorable questions (counted)"),
@@ -96,30 +115,62 @@ def run_cmd(
     from evaluation.spec import RunSpec
     from kg.llm import llm_config
 
-    common = {"no_cache": no_cache, "max_cost": max_cost, "prices": prices,
-              "concurrency": concurrency, "timeout_s": timeout}
+    common = {
+        "no_cache": no_cache,
+        "max_cost": max_cost,
+        "prices": prices,
+        "concurrency": concurrency,
+        "timeout_s": timeout,
+    }
     r_llm = None
     if responder == "llm":
         if not model:
-            fail("--responder llm needs --model (or use an offline baseline: "
-                 "--responder cover-all|target-only|empty)")
-        r_llm = llm_config(model, base_url=base_url, role="responder", api_key_env=api_key_env,
-                           temperature=temperature, max_tokens=max_tokens,
-                           reasoning_effort=reasoning_effort, **common)
+            fail(
+                "--responder llm needs --model (or use an offline baseline: "
+                "--responder cover-all|target-only|empty)"
+            )
+        r_llm = llm_config(
+            model,
+            base_url=base_url,
+            role="responder",
+            api_key_env=api_key_env,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            reasoning_effort=reasoning_effort,
+            **common,
+        )
     elif responder not in OFFLINE_RESPONDERS:
         fail(f"unknown responder {responder!r}: llm, {', '.join(OFFLINE_RESPONDERS)}")
     j_llm = None
     if judge != "embedding":
-        j_llm = llm_config(judge, base_url=judge_base_url or base_url, role="judge",
-                           api_key_env=judge_api_key_env or api_key_env, **common)
+        j_llm = llm_config(
+            judge,
+            base_url=judge_base_url or base_url,
+            role="judge",
+            api_key_env=judge_api_key_env or api_key_env,
+            **common,
+        )
     spec = RunSpec(
-        kind="eval", run_id=run_id, responder=responder, responder_llm=r_llm,
-        judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
+        kind="eval",
+        run_id=run_id,
+        responder=responder,
+        responder_llm=r_llm,
+        judge="embedding" if judge == "embedding" else "llm",
+        judge_llm=j_llm,
         setting=_choice(Setting, setting, "--setting"),
-        strategy=_choice(Strategy, strategy, "--strategy"), gt=_choice(GroundTruth, gt, "--gt"),
-        noise=noise, top_k=top_k, seed=seed, relevancy_n=relevancy_n,
-        path_threshold=path_threshold, claim_threshold=claim_threshold,
-        domains=domain or None, hops=hop or None, limit=limit, skip_invalid=skip_invalid)
+        strategy=_choice(Strategy, strategy, "--strategy"),
+        gt=_choice(GroundTruth, gt, "--gt"),
+        noise=noise,
+        top_k=top_k,
+        seed=seed,
+        relevancy_n=relevancy_n,
+        path_threshold=path_threshold,
+        claim_threshold=claim_threshold,
+        domains=domain or None,
+        hops=hop or None,
+        limit=limit,
+        skip_invalid=skip_invalid,
+    )
     _execute(spec)
 
 
@@ -131,10 +182,14 @@ def judge_cmd(
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     run_id: str = typer.Option(None, help="id of the judge run (resumes when it exists)"),
     gt: str = typer.Option("evidence", "--gt", help="evidence or full"),
-    concurrency: int = typer.Option(8), no_cache: bool = typer.Option(False, "--no-cache"),
-    max_cost: float = typer.Option(None), prices: Path = typer.Option(None),
-    timeout: float = typer.Option(None), seed: int = typer.Option(0),
-    relevancy_n: int = typer.Option(3), path_threshold: float = typer.Option(0.8),
+    concurrency: int = typer.Option(8),
+    no_cache: bool = typer.Option(False, "--no-cache"),
+    max_cost: float = typer.Option(None),
+    prices: Path = typer.Option(None),
+    timeout: float = typer.Option(None),
+    seed: int = typer.Option(0),
+    relevancy_n: int = typer.Option(3),
+    path_threshold: float = typer.Option(0.8),
     claim_threshold: float = typer.Option(0.7),
 ) -> None:
     """Judge a run's stored answers again with another judge (the responder is not asked)."""
@@ -142,14 +197,33 @@ def judge_cmd(
     from evaluation.spec import RunSpec
     from kg.llm import llm_config
 
-    j_llm = None if judge == "embedding" else llm_config(
-        judge, base_url=base_url, role="judge", api_key_env=api_key_env,
-        concurrency=concurrency, no_cache=no_cache, max_cost=max_cost, prices=prices,
-        timeout_s=timeout)
-    spec = RunSpec(kind="judge", run_id=run_id, source_run=run,
-                   judge="embedding" if judge == "embedding" else "llm", judge_llm=j_llm,
-                   gt=_choice(GroundTruth, gt, "--gt"), seed=seed, relevancy_n=relevancy_n,
-                   path_threshold=path_threshold, claim_threshold=claim_threshold)
+    j_llm = (
+        None
+        if judge == "embedding"
+        else llm_config(
+            judge,
+            base_url=base_url,
+            role="judge",
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            no_cache=no_cache,
+            max_cost=max_cost,
+            prices=prices,
+            timeout_s=timeout,
+        )
+    )
+    spec = RunSpec(
+        kind="judge",
+        run_id=run_id,
+        source_run=run,
+        judge="embedding" if judge == "embedding" else "llm",
+        judge_llm=j_llm,
+        gt=_choice(GroundTruth, gt, "--gt"),
+        seed=seed,
+        relevancy_n=relevancy_n,
+        path_threshold=path_threshold,
+        claim_threshold=claim_threshold,
+    )
     _execute(spec)
 
 
@@ -186,8 +260,10 @@ def report_cmd(
 
 @eval_app.command("compare")
 def compare_cmd(
-    run_a: str = typer.Argument(...), run_b: str = typer.Argument(...),
-    out: Path = typer.Option(None), formats: str = typer.Option("csv,json,md"),
+    run_a: str = typer.Argument(...),
+    run_b: str = typer.Argument(...),
+    out: Path = typer.Option(None),
+    formats: str = typer.Option("csv,json,md"),
 ) -> None:
     """Paired bootstrap of B - A on the questions both runs judged."""
     from evaluation.report import compare_runs
@@ -202,8 +278,10 @@ def compare_cmd(
 
 @eval_app.command("agreement")
 def agreement_cmd(
-    run_1: str = typer.Argument(...), run_2: str = typer.Argument(...),
-    out: Path = typer.Option(None), formats: str = typer.Option("csv,json,md"),
+    run_1: str = typer.Argument(...),
+    run_2: str = typer.Argument(...),
+    out: Path = typer.Option(None),
+    formats: str = typer.Option("csv,json,md"),
 ) -> None:
     """Two judges on the same answers: percent agreement, Cohen's kappa, confusion matrix."""
     from evaluation.report import judge_agreement
@@ -227,28 +305,65 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
     with open_store() as store:
         rows = list_runs(store)
     if as_json:
-        keep = ("uid", "kind", "status", "roles", "judge", "setting", "strategy", "gt",
-                "source_run", "judged", "failed", "tokens_in", "tokens_out", "calls",
-                "cached_calls", "cost", "version", "started_at", "ended_at", "prompt_hashes")
-        typer.echo(json.dumps([{k: r.get(k) for k in keep} for r in rows], indent=2,
-                              default=str))
+        keep = (
+            "uid",
+            "kind",
+            "status",
+            "roles",
+            "judge",
+            "setting",
+            "strategy",
+            "gt",
+            "source_run",
+            "judged",
+            "failed",
+            "tokens_in",
+            "tokens_out",
+            "calls",
+            "cached_calls",
+            "cost",
+            "version",
+            "started_at",
+            "ended_at",
+            "prompt_hashes",
+        )
+        typer.echo(json.dumps([{k: r.get(k) for k in keep} for r in rows], indent=2, default=str))
         return
     if not rows:
         console.print("no runs yet: `kg eval run --responder cover-all --setting oracle`")
         return
-    t = Table("run", "kind", "status", "responder", "judge", "setting", "judged",
-              "tokens out", "calls (cached)", "started")
+    t = Table(
+        "run",
+        "kind",
+        "status",
+        "responder",
+        "judge",
+        "setting",
+        "judged",
+        "tokens out",
+        "calls (cached)",
+        "started",
+    )
     t.columns[0].no_wrap = True
     for r in rows:
         roles = r.get("roles") or {}
         who = roles.get("responder") or (
-            f"(answers of {r['source_run']})" if r.get("source_run")
-            else ", ".join(r.get("models") or []) or "-")
-        t.add_row(r["uid"], r.get("kind"), r.get("status"), who, r.get("judge"),
-                  f"{r.get('setting')}/{r.get('strategy')}", str(r["judged"]),
-                  str(r.get("tokens_out", 0)),
-                  f"{r.get('calls', 0)} ({r.get('cached_calls', 0)})",
-                  str(r.get("started_at") or "")[:16])
+            f"(answers of {r['source_run']})"
+            if r.get("source_run")
+            else ", ".join(r.get("models") or []) or "-"
+        )
+        t.add_row(
+            r["uid"],
+            r.get("kind"),
+            r.get("status"),
+            who,
+            r.get("judge"),
+            f"{r.get('setting')}/{r.get('strategy')}",
+            str(r["judged"]),
+            str(r.get("tokens_out", 0)),
+            f"{r.get('calls', 0)} ({r.get('cached_calls', 0)})",
+            str(r.get("started_at") or "")[:16],
+        )
     console.print(t)
 
 

@@ -22,6 +22,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
+
 @app.callback()
 def main(
     uri: str | None = typer.Option(None, "--uri", help="Neo4j URI of an existing server."),
@@ -32,8 +33,12 @@ def main(
     """Global options override KG_* variables and .env for every command of this call."""
     # Commands read settings through kg.settings.get_settings(); setting the variables here
     # makes the CLI options win everywhere without threading them through each command.
-    for var, value in (("KG_NEO4J_URI", uri), ("KG_NEO4J_USER", user),
-                       ("KG_BOLT_PORT", bolt_port), ("KG_NEO4J_DATABASE", database)):
+    for var, value in (
+        ("KG_NEO4J_URI", uri),
+        ("KG_NEO4J_USER", user),
+        ("KG_BOLT_PORT", bolt_port),
+        ("KG_NEO4J_DATABASE", database),
+    ):
         if value is not None:
             os.environ[var] = str(value)
 

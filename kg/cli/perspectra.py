@@ -17,9 +17,11 @@ if TYPE_CHECKING:
     from construction.perspectra.rows import ImportRows
     from kg.store import Store
 
-app = typer.Typer(help="PERSPECTRA: debate topics, opinions, comments, expansions and the three "
-                  "pluralism tasks (T1 counting, T2 matching, T3 polarity).",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="PERSPECTRA: debate topics, opinions, comments, expansions and the three "
+    "pluralism tasks (T1 counting, T2 matching, T3 polarity).",
+    no_args_is_help=True,
+)
 TASK_HELP = "t1 (opinion counting), t2 (opinion matching), t3 (polarity), or all"
 
 
@@ -49,8 +51,11 @@ def _write_and_count(store: Store, rows: ImportRows, title: str) -> None:
 
 
 @app.command("import")
-def import_release(path: Path = typer.Argument(..., exists=True, dir_okay=False,
-                                                help="Perspectra.json (release file)")) -> None:
+def import_release(
+    path: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, help="Perspectra.json (release file)"
+    ),
+) -> None:
     """Import the PERSPECTRA release file (validated; idempotent; one transaction)."""
     from construction.perspectra.release_import import release_rows
 
@@ -59,8 +64,11 @@ def import_release(path: Path = typer.Argument(..., exists=True, dir_okay=False,
 
 
 @app.command("import-kialo")
-def import_kialo(path: Path = typer.Argument(..., exists=True, dir_okay=False,
-                                              help="JSON list or JSONL of {topic, pros, cons}")):
+def import_kialo(
+    path: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, help="JSON list or JSONL of {topic, pros, cons}"
+    ),
+):
     """Import Kialo-style topics with pro and con opinion strings."""
     from construction.perspectra.kialo_import import kialo_rows
 
@@ -80,15 +88,18 @@ def import_reddit(
     from construction.perspectra.graph_writer import missing_topics
     from construction.perspectra.reddit_import import RedditBudget, reddit_rows
 
-    budget = RedditBudget(threads_per_topic=threads, comments_per_thread=comments,
-                          min_words=min_words)
+    budget = RedditBudget(
+        threads_per_topic=threads, comments_per_thread=comments, min_words=min_words
+    )
     with open_store() as store:
         rows, report = reddit_rows(path, topic, budget)
         wanted = sorted({t for _, t in rows.candidates})
         if missing := missing_topics(store, wanted):
             names = [t for t in report.per_topic if _uid(t) in missing]
-            fail(f"{path}: {len(missing)} topic(s) not in the graph (import them first, "
-                 f"nothing written): {names[:5]}")
+            fail(
+                f"{path}: {len(missing)} topic(s) not in the graph (import them first, "
+                f"nothing written): {names[:5]}"
+            )
         _print_pairs("Reddit pipeline", report.as_rows())
         _write_and_count(store, rows, path.name)
 
@@ -104,8 +115,9 @@ def match(
     topic: str = typer.Option(None, help="Only this topic (exact text)"),
     k: int = typer.Option(5, help="Comments kept per opinion"),
     force: bool = typer.Option(False, help="Re-match opinions that already have matches"),
-    embedding_model: str = typer.Option(None, help="sentence-transformers model (default "
-                                        "from settings: the offline MiniLM)"),
+    embedding_model: str = typer.Option(
+        None, help="sentence-transformers model (default from settings: the offline MiniLM)"
+    ),
 ) -> None:
     """Embed opinions and candidate comments; store the top-k by cosine as MATCHED."""
     from construction.perspectra.matching import match_topics
@@ -114,11 +126,16 @@ def match(
     emb = get_embedder(embedding_model)
     with open_store() as store:
         r = match_topics(store, emb.encode, emb.model_name, k=k, force=force, topic=topic)
-    _print_pairs("Matching", [("topics with candidates", r.topics),
-                              ("opinions matched", r.opinions_matched),
-                              ("opinions skipped (already matched)", r.opinions_skipped),
-                              (f"opinions with fewer than {k} candidates", r.opinions_short),
-                              ("MATCHED edges written", r.edges)])
+    _print_pairs(
+        "Matching",
+        [
+            ("topics with candidates", r.topics),
+            ("opinions matched", r.opinions_matched),
+            ("opinions skipped (already matched)", r.opinions_skipped),
+            (f"opinions with fewer than {k} candidates", r.opinions_short),
+            ("MATCHED edges written", r.edges),
+        ],
+    )
 
 
 @app.command()
@@ -135,14 +152,28 @@ def expand(
     from construction.perspectra.expansion import expand as run_expand
     from kg.llm import LLMClient, llm_config
 
-    client = LLMClient(llm_config(model, role="builder", base_url=base_url,
-                                  api_key_env=api_key_env, concurrency=concurrency,
-                                  no_cache=no_cache))
+    client = LLMClient(
+        llm_config(
+            model,
+            role="builder",
+            base_url=base_url,
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            no_cache=no_cache,
+        )
+    )
     with open_store() as store:
         r = run_expand(store, client, topic=topic, limit=limit)
-    _print_pairs("Expansions", [("pending slots", r.pending), ("written", r.written),
-                                ("from cache", r.cached), ("empty replies", r.empty),
-                                ("failed calls", r.failed)])
+    _print_pairs(
+        "Expansions",
+        [
+            ("pending slots", r.pending),
+            ("written", r.written),
+            ("from cache", r.cached),
+            ("empty replies", r.empty),
+            ("failed calls", r.failed),
+        ],
+    )
     for e in r.errors[:3]:
         console.print(f"[yellow]failed:[/] {e}")
     if r.failed or r.empty:
@@ -171,10 +202,14 @@ def build_tasks(
         if not corpus.topics:
             fail("no opinions with expansions in the graph: import data first")
         for t in _tasks(task):
-            spec = TaskSetSpec(task=t, n=n, seed=seed, t2=T2Config(options=options),
-                             t3=T3Config(bundle=bundle),
-                             t1=T1Config(k_min=k_min, k_max=k_max,
-                                         per_opinion_max=per_opinion_max))
+            spec = TaskSetSpec(
+                task=t,
+                n=n,
+                seed=seed,
+                t2=T2Config(options=options),
+                t3=T3Config(bundle=bundle),
+                t1=T1Config(k_min=k_min, k_max=k_max, per_opinion_max=per_opinion_max),
+            )
             items = build_items(corpus, spec)
             write_items(store, items)
             console.print(f"{t}: {len(items)} items, task set [bold]{items[0].task_set}[/]")
@@ -183,8 +218,12 @@ def build_tasks(
 @app.command("export-tasks")
 def export_tasks(
     task: str = typer.Option("all", help=TASK_HELP),
-    task_set: str = typer.Option(None, "--task-set", "--build", help="Task set id (one task; "
-                                  "default: the task's only task set)"),
+    task_set: str = typer.Option(
+        None,
+        "--task-set",
+        "--build",
+        help="Task set id (one task; default: the task's only task set)",
+    ),
     out: Path = typer.Option(Path("out/perspectra"), help="Directory for <task set>.jsonl"),
 ) -> None:
     """Export stored task items to JSONL (one file per task set)."""
@@ -198,16 +237,19 @@ def export_tasks(
 
 
 def _print_scores(title: str, summary: dict[str, float]) -> None:
-    _print_pairs(title, [(k, v if isinstance(v, int) else f"{v:.4f}")
-                         for k, v in summary.items()])
+    _print_pairs(title, [(k, v if isinstance(v, int) else f"{v:.4f}") for k, v in summary.items()])
 
 
 @app.command("eval")
 def evaluate(
     model: str = typer.Option(..., help="provider/model or bare name (OpenAI-compatible)"),
     task: str = typer.Option(..., help=TASK_HELP),
-    task_set: str = typer.Option(None, "--task-set", "--build", help="Task set id (one task; "
-                                  "default: the task's only task set)"),
+    task_set: str = typer.Option(
+        None,
+        "--task-set",
+        "--build",
+        help="Task set id (one task; default: the task's only task set)",
+    ),
     base_url: str = typer.Option(None),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     limit: int = typer.Option(None, help="Only the first N items"),
@@ -220,24 +262,38 @@ def evaluate(
     from kg.llm import LLMClient, llm_config
     from kg.queries.task_items import load_items, resolve_task_set
 
-    client = LLMClient(llm_config(model, role="responder", base_url=base_url,
-                                  api_key_env=api_key_env, concurrency=concurrency,
-                                  no_cache=no_cache, max_tokens=max_tokens))
+    client = LLMClient(
+        llm_config(
+            model,
+            role="responder",
+            base_url=base_url,
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            no_cache=no_cache,
+            max_tokens=max_tokens,
+        )
+    )
     with open_store() as store:
         for t in _tasks(task):
             b = resolve_task_set(store, t, task_set if task != "all" else None)
             items = load_items(store, b)[:limit]
             out = run_eval(store, client, items, t, b)
-            console.print(f"{t}: run [bold]{out.spec.uid}[/] asked {out.asked}, resumed "
-                          f"{out.resumed}, failed calls {out.failed}")
+            console.print(
+                f"{t}: run [bold]{out.spec.uid}[/] asked {out.asked}, resumed "
+                f"{out.resumed}, failed calls {out.failed}"
+            )
             _print_scores(f"{t} {model}", out.scores.summary)
 
 
 @app.command()
 def baselines(
     task: str = typer.Option("all", help=TASK_HELP),
-    task_set: str = typer.Option(None, "--task-set", "--build", help="Task set id (one task; "
-                                  "default: the task's only task set)"),
+    task_set: str = typer.Option(
+        None,
+        "--task-set",
+        "--build",
+        help="Task set id (one task; default: the task's only task set)",
+    ),
     embedding_model: str = typer.Option(None),
 ) -> None:
     """Run the offline baselines (no LLM) and store each as a Run."""
@@ -252,8 +308,16 @@ def baselines(
         corpus = load_corpus(store)
         for t in _tasks(task):
             b = resolve_task_set(store, t, task_set if task != "all" else None)
-            out = run_baseline(store, t, b, load_items(store, b), corpus, emb.encode,
-                               emb.model_name, make_items=build_items)
+            out = run_baseline(
+                store,
+                t,
+                b,
+                load_items(store, b),
+                corpus,
+                emb.encode,
+                emb.model_name,
+                make_items=build_items,
+            )
             console.print(f"{t}: {out.spec.model} run [bold]{out.spec.uid}[/] {out.config}")
             _print_scores(f"{t} {out.spec.model}", out.scores.summary)
 

@@ -18,13 +18,24 @@ from pydantic import BaseModel
 
 
 def cache_key(
-    model: str, base_url: str, messages: list[dict[str, Any]], params: dict[str, Any],
+    model: str,
+    base_url: str,
+    messages: list[dict[str, Any]],
+    params: dict[str, Any],
     schema: dict[str, Any] | None,
 ) -> str:
     canonical = json.dumps(
-        {"model": model, "base_url": base_url, "messages": messages, "params": params,
-         "schema": schema},
-        sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str,
+        {
+            "model": model,
+            "base_url": base_url,
+            "messages": messages,
+            "params": params,
+            "schema": schema,
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        default=str,
     )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

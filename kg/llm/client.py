@@ -43,13 +43,15 @@ from kg.prompt_files import load_prompt
 T = TypeVar("T")
 # Semaphores shared by clients that name the same limit, per event loop.
 _SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
-    weakref.WeakKeyDictionary())
+    weakref.WeakKeyDictionary()
+)
 _RETRY_STATUS = {408, 409, 429}
 _KEYLIKE = re.compile(r"\b(sk|rk|pk)-[A-Za-z0-9*_\-]{6,}")
 # How servers say a prompt does not fit: OpenAI and vLLM ("maximum context length"), llama.cpp
 # ("exceed context window", code context_length_exceeded), Ollama/LM Studio ("context length").
-_CONTEXT = re.compile(r"context[_ ]length|context window|maximum context|too many tokens",
-                      re.IGNORECASE)
+_CONTEXT = re.compile(
+    r"context[_ ]length|context window|maximum context|too many tokens", re.IGNORECASE
+)
 
 
 class LLMCallError(LLMError):
@@ -129,8 +131,12 @@ def _retryable(exc: Exception) -> bool:
 
 
 class LLMClient:
-    def __init__(self, config: LLMConfig, cache: ResponseCache | None = None,
-                 shared_limit: tuple[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        config: LLMConfig,
+        cache: ResponseCache | None = None,
+        shared_limit: tuple[str, int] | None = None,
+    ) -> None:
         """`shared_limit=(name, n)`: clients naming the same limit share n slots in flight
         (e.g. responder and judge on one endpoint), instead of `concurrency` each."""
         from kg.llm.local.route import local_config, local_model_spec
@@ -143,16 +149,21 @@ class LLMClient:
         self.config = config
         self.shared_limit = shared_limit
         self.ledger = Ledger(price=config.price_for(), max_cost=config.max_cost)
-        self._cache = cache if cache is not None else (
-            ResponseCache(config.cache_path) if config.cache else None
+        self._cache = (
+            cache
+            if cache is not None
+            else (ResponseCache(config.cache_path) if config.cache else None)
         )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._api: openai.AsyncOpenAI | None = None
         self._sem: asyncio.Semaphore | None = None
         # None = not known yet; False after the server rejected a JSON-schema response_format.
-        self._json_schema_ok: bool | None = {"auto": None, "json_schema": True,
-                                             "json_object": True,
-                                             "prompt": False}[config.structured_output]
+        self._json_schema_ok: bool | None = {
+            "auto": None,
+            "json_schema": True,
+            "json_object": True,
+            "prompt": False,
+        }[config.structured_output]
 
     # -- per-event-loop state (the HTTP pool and semaphore belong to one loop) ------------
     def _state(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
@@ -160,8 +171,11 @@ class LLMClient:
         if self._loop is not loop or self._api is None or self._sem is None:
             self._loop = loop
             self._api = openai.AsyncOpenAI(
-                api_key=self.config.api_key(), base_url=self.config.resolved_base_url,
-                timeout=self.config.timeout_s, max_retries=0, http_client=self._http_client(),
+                api_key=self.config.api_key(),
+                base_url=self.config.resolved_base_url,
+                timeout=self.config.timeout_s,
+                max_retries=0,
+                http_client=self._http_client(),
             )
             if self.shared_limit is not None:
                 name, size = self.shared_limit
@@ -175,8 +189,9 @@ class LLMClient:
         extra; measured about 2.2 instead of 3.2 ms of CPU per request), else its httpx
         default. The pool is sized to what can be in flight: a larger one only costs CPU."""
         slots = self.shared_limit[1] if self.shared_limit else self.config.concurrency
-        limits = httpx2.Limits(max_connections=slots, max_keepalive_connections=slots,
-                               keepalive_expiry=30.0)
+        limits = httpx2.Limits(
+            max_connections=slots, max_keepalive_connections=slots, keepalive_expiry=30.0
+        )
         try:
             import aiohttp  # noqa: F401
 
@@ -222,9 +237,14 @@ class LLMClient:
 
     # -- public API -----------------------------------------------------------------------
     async def complete(
-        self, messages: list[dict[str, Any]], *, schema: type[BaseModel] | None = None,
-        prompt_name: str | None = None, prompt_hash: str | None = None,
-        check: Callable[[Any], None] | None = None, **params: Any,
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        schema: type[BaseModel] | None = None,
+        prompt_name: str | None = None,
+        prompt_hash: str | None = None,
+        check: Callable[[Any], None] | None = None,
+        **params: Any,
     ) -> LLMReply:
         """One chat completion; `schema` makes `reply.parsed` a validated instance of it.
 
@@ -234,10 +254,15 @@ class LLMClient:
         started = time.perf_counter()
         api_params = self.request_params(params)
         schema_json = json_schema(schema) if schema else None
-        key = cache_key(self.config.model_name, self.config.resolved_base_url, messages,
-                        api_params, schema_json)
-        record = CallRecord(model=self.config.model_name, role=self.config.role,
-                            prompt_name=prompt_name, prompt_hash=prompt_hash)
+        key = cache_key(
+            self.config.model_name, self.config.resolved_base_url, messages, api_params, schema_json
+        )
+        record = CallRecord(
+            model=self.config.model_name,
+            role=self.config.role,
+            prompt_name=prompt_name,
+            prompt_hash=prompt_hash,
+        )
         if self._cache is not None and (hit := self._cache.get(key)) is not None:
             try:
                 parsed = self._validate(hit.text, schema, check) if schema else None
@@ -246,15 +271,24 @@ class LLMClient:
                 hit = None
             if hit is not None:
                 record.cached = True
-                record.prompt_tokens, record.completion_tokens = (hit.prompt_tokens,
-                                                                  hit.completion_tokens)
+                record.prompt_tokens, record.completion_tokens = (
+                    hit.prompt_tokens,
+                    hit.completion_tokens,
+                )
                 record.truncated = hit.finish_reason == "length"
                 self.ledger.add(record)
-                return LLMReply(text=hit.text, parsed=parsed, cached=True, model=hit.model,
-                                finish_reason=hit.finish_reason,
-                                usage=Usage(prompt_tokens=hit.prompt_tokens,
-                                            completion_tokens=hit.completion_tokens,
-                                            reported=hit.usage_reported))
+                return LLMReply(
+                    text=hit.text,
+                    parsed=parsed,
+                    cached=True,
+                    model=hit.model,
+                    finish_reason=hit.finish_reason,
+                    usage=Usage(
+                        prompt_tokens=hit.prompt_tokens,
+                        completion_tokens=hit.completion_tokens,
+                        reported=hit.usage_reported,
+                    ),
+                )
         _, sem = self._state()
         async with sem:
             self.ledger.check_budget()
@@ -264,19 +298,35 @@ class LLMClient:
                 record.latency_s = time.perf_counter() - started
                 self.ledger.add(record)
         if self._cache is not None:
-            self._cache.put(key, CachedReply(
-                text=reply.text, model=reply.model, prompt_tokens=reply.usage.prompt_tokens,
-                completion_tokens=reply.usage.completion_tokens,
-                usage_reported=reply.usage.reported, finish_reason=reply.finish_reason))
+            self._cache.put(
+                key,
+                CachedReply(
+                    text=reply.text,
+                    model=reply.model,
+                    prompt_tokens=reply.usage.prompt_tokens,
+                    completion_tokens=reply.usage.completion_tokens,
+                    usage_reported=reply.usage.reported,
+                    finish_reason=reply.finish_reason,
+                ),
+            )
         return reply
 
     async def complete_many(
-        self, requests: Sequence[LLMRequest], *, return_exceptions: bool = False,
+        self,
+        requests: Sequence[LLMRequest],
+        *,
+        return_exceptions: bool = False,
     ) -> list[Any]:
         """All requests at once, at most `config.concurrency` in flight; results in order."""
         tasks = [
-            self.complete(r.messages, schema=r.schema_, prompt_name=r.prompt_name,
-                          prompt_hash=r.prompt_hash, check=r.check, **r.params)
+            self.complete(
+                r.messages,
+                schema=r.schema_,
+                prompt_name=r.prompt_name,
+                prompt_hash=r.prompt_hash,
+                check=r.check,
+                **r.params,
+            )
             for r in requests
         ]
         return await asyncio.gather(*tasks, return_exceptions=return_exceptions)
@@ -301,8 +351,11 @@ class LLMClient:
         return parsed
 
     async def _complete_uncached(
-        self, messages: list[dict[str, Any]], params: dict[str, Any],
-        schema: type[BaseModel] | None, check: Callable[[Any], None] | None,
+        self,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        schema: type[BaseModel] | None,
+        check: Callable[[Any], None] | None,
         record: CallRecord,
     ) -> LLMReply:
         sent = messages
@@ -320,9 +373,13 @@ class LLMClient:
             error = str(first)
         # One repair request: show the model its reply and what was wrong with it.
         repair = load_prompt("llm/repair").render(
-            error=error[:2000], schema=json.dumps(json_schema(schema), ensure_ascii=False))
-        again = [*sent, {"role": "assistant", "content": reply.text},
-                 {"role": "user", "content": repair}]
+            error=error[:2000], schema=json.dumps(json_schema(schema), ensure_ascii=False)
+        )
+        again = [
+            *sent,
+            {"role": "assistant", "content": reply.text},
+            {"role": "user", "content": repair},
+        ]
         record.repaired = True
         fixed = await self._structured_call(again, params, schema, record)
         fixed.usage.prompt_tokens += reply.usage.prompt_tokens
@@ -335,40 +392,51 @@ class LLMClient:
             raise
         return fixed
 
-    def _truncated(self, reply: LLMReply, params: dict[str, Any],
-                   cause: StructuredOutputError) -> TruncatedReply:
+    def _truncated(
+        self, reply: LLMReply, params: dict[str, Any], cause: StructuredOutputError
+    ) -> TruncatedReply:
         limit = params.get("max_tokens") or params.get("max_completion_tokens")
         return TruncatedReply(
             f"{self.config.role} model {self.config.model_name}: the reply was cut at "
             f"max_tokens={limit} ({reply.usage.completion_tokens} tokens) before its JSON "
             f"ended; raise --max-tokens (local models: KG_LLM_MAX_TOKENS) ({cause})",
-            reply.text)
+            reply.text,
+        )
 
     async def _structured_call(
-        self, messages: list[dict[str, Any]], params: dict[str, Any],
-        schema: type[BaseModel] | None, record: CallRecord,
+        self,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        schema: type[BaseModel] | None,
+        record: CallRecord,
     ) -> LLMReply:
         if schema is None or self._json_schema_ok is False:
             return await self._call(messages, params, record)
-        style = "json_object" if self.config.structured_output == "json_object" else (
-            "json_schema")
+        style = "json_object" if self.config.structured_output == "json_object" else ("json_schema")
         try:
-            return await self._call(messages, {**params, "response_format":
-                                               response_format(schema, style)}, record)
+            return await self._call(
+                messages, {**params, "response_format": response_format(schema, style)}, record
+            )
         except LLMCallError as exc:
             cause = exc.__cause__
-            if (self.config.structured_output == "auto"
-                    and not isinstance(exc, ContextLengthExceeded)
-                    and isinstance(cause, openai.BadRequestError | openai.UnprocessableEntityError)
-                    and _about_schema(cause)):
+            if (
+                self.config.structured_output == "auto"
+                and not isinstance(exc, ContextLengthExceeded)
+                and isinstance(cause, openai.BadRequestError | openai.UnprocessableEntityError)
+                and _about_schema(cause)
+            ):
                 # The server cannot enforce a JSON schema: describe it in the prompt instead.
                 self._json_schema_ok = False
                 return await self._call(
-                    _with_instructions(messages, schema_instructions(schema)), params, record)
+                    _with_instructions(messages, schema_instructions(schema)), params, record
+                )
             raise
 
     async def _call(
-        self, messages: list[dict[str, Any]], params: dict[str, Any], record: CallRecord,
+        self,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        record: CallRecord,
     ) -> LLMReply:
         api, _ = self._state()
         c = self.config
@@ -378,33 +446,46 @@ class LLMClient:
                 # The chat-completions route of the official client, without its per-call
                 # TypedDict transform of the messages and model construction of the reply
                 # (milliseconds of CPU per call: the bottleneck at high concurrency).
-                resp = await api.post("/chat/completions", cast_to=object,
-                                      body={"model": c.model_name, "messages": messages, **params})
+                resp = await api.post(
+                    "/chat/completions",
+                    cast_to=object,
+                    body={"model": c.model_name, "messages": messages, **params},
+                )
                 if not isinstance(resp, dict):
-                    raise LLMCallError(f"{c.role} model {c.model_name}: reply is not a JSON "
-                                       f"object: {str(resp)[:200]!r}")
+                    raise LLMCallError(
+                        f"{c.role} model {c.model_name}: reply is not a JSON "
+                        f"object: {str(resp)[:200]!r}"
+                    )
                 break
             except LLMCallError:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
                 if isinstance(exc, openai.BadRequestError) and _CONTEXT.search(str(exc)):
-                    raise ContextLengthExceeded(self._redact(
-                        f"{c.role} model {c.model_name} at {c.resolved_base_url}: the prompt "
-                        f"does not fit the model's context: {exc}; shorten the input or use "
-                        "a longer context (local models: KG_LLM_N_CTX)")) from exc
+                    raise ContextLengthExceeded(
+                        self._redact(
+                            f"{c.role} model {c.model_name} at {c.resolved_base_url}: the prompt "
+                            f"does not fit the model's context: {exc}; shorten the input or use "
+                            "a longer context (local models: KG_LLM_N_CTX)"
+                        )
+                    ) from exc
                 gone = self._server_gone(exc)
                 if gone or not _retryable(exc) or attempt == c.max_retries:
                     unreachable = gone or _connection_lost(exc)
                     kind = ServerUnreachable if unreachable else LLMCallError
-                    raise kind(self._redact(
-                        f"{c.role} model {c.model_name} at {c.resolved_base_url}: "
-                        f"{type(exc).__name__}: {exc} (after {attempt + 1} attempt(s))"
-                        + (f"; {gone}" if gone else "")
-                    )) from exc
+                    raise kind(
+                        self._redact(
+                            f"{c.role} model {c.model_name} at {c.resolved_base_url}: "
+                            f"{type(exc).__name__}: {exc} (after {attempt + 1} attempt(s))"
+                            + (f"; {gone}" if gone else "")
+                        )
+                    ) from exc
                 backoff = min(c.backoff_max_s, c.backoff_base_s * 2**attempt)
                 wait = _retry_after(exc)
-                delay = (wait * (1 + 0.1 * random.random()) if wait is not None
-                         else random.uniform(0, backoff))  # full jitter
+                delay = (
+                    wait * (1 + 0.1 * random.random())
+                    if wait is not None
+                    else random.uniform(0, backoff)
+                )  # full jitter
                 await asyncio.sleep(delay)
         try:
             choice = resp["choices"][0]
@@ -414,13 +495,16 @@ class LLMClient:
         finish = choice.get("finish_reason")
         record.truncated = record.truncated or finish == "length"
         usage = resp.get("usage") or None
-        u = Usage(prompt_tokens=(usage or {}).get("prompt_tokens") or 0,
-                  completion_tokens=(usage or {}).get("completion_tokens") or 0,
-                  reported=usage is not None)
+        u = Usage(
+            prompt_tokens=(usage or {}).get("prompt_tokens") or 0,
+            completion_tokens=(usage or {}).get("completion_tokens") or 0,
+            reported=usage is not None,
+        )
         record.prompt_tokens += u.prompt_tokens
         record.completion_tokens += u.completion_tokens
-        return LLMReply(text=str(text), usage=u, model=resp.get("model") or c.model_name,
-                        finish_reason=finish)
+        return LLMReply(
+            text=str(text), usage=u, model=resp.get("model") or c.model_name, finish_reason=finish
+        )
 
     def _server_gone(self, exc: Exception) -> str | None:
         """For `local/` models: a refused connection while the server process is dead or
@@ -433,8 +517,10 @@ class LLMClient:
 
         st = server.status(get_local_settings(port=urlsplit(self.config.resolved_base_url).port))
         if st.state in (server.State.CRASHED, server.State.STOPPED):
-            return (f"the local model server is {st.state.value} (log: {st.home.log}); "
-                    "`kg llm status` shows why, `kg llm up` starts it again")
+            return (
+                f"the local model server is {st.state.value} (log: {st.home.log}); "
+                "`kg llm status` shows why, `kg llm up` starts it again"
+            )
         return None
 
 

@@ -131,21 +131,44 @@ def load_prices(path: Path) -> dict[str, Price]:
         raw = json.loads(path.read_text(encoding="utf-8"))
         return {k: Price(**v) for k, v in raw.items()}
     except (OSError, ValueError, TypeError, AttributeError) as exc:
-        raise InputError(f"{path}: not a price table ({{model: {{input_per_mtok, "
-                         f"output_per_mtok}}}}): {exc}") from None
+        raise InputError(
+            f"{path}: not a price table ({{model: {{input_per_mtok, output_per_mtok}}}}): {exc}"
+        ) from None
 
 
-def llm_config(model: str, *, role: Role, base_url: str | None = None,
-               api_key_env: str = "OPENAI_API_KEY", concurrency: int | None = None,
-               no_cache: bool = False, max_cost: float | None = None,
-               prices: Path | None = None, **options: Any) -> LLMConfig:
+def llm_config(
+    model: str,
+    *,
+    role: Role,
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    concurrency: int | None = None,
+    no_cache: bool = False,
+    max_cost: float | None = None,
+    prices: Path | None = None,
+    **options: Any,
+) -> LLMConfig:
     """The one way commands turn their options into a model config; options left at None keep
     the config's defaults. Bad values are an `InputError` naming the role and the field."""
-    values = {k: v for k, v in {"concurrency": concurrency, "max_cost": max_cost,
-                                "base_url": base_url, **options}.items() if v is not None}
+    values = {
+        k: v
+        for k, v in {
+            "concurrency": concurrency,
+            "max_cost": max_cost,
+            "base_url": base_url,
+            **options,
+        }.items()
+        if v is not None
+    }
     try:
-        return LLMConfig(model=model, role=role, api_key_env=api_key_env, cache=not no_cache,
-                         prices=load_prices(prices) if prices is not None else {}, **values)
+        return LLMConfig(
+            model=model,
+            role=role,
+            api_key_env=api_key_env,
+            cache=not no_cache,
+            prices=load_prices(prices) if prices is not None else {},
+            **values,
+        )
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "model"

@@ -79,8 +79,12 @@ class Ledger(BaseModel):
 
     def totals(self) -> dict[str, float | int]:
         return {
-            "requests": len(self.records), "calls": self.calls, "cached": self.cached,
-            "http_requests": self.http_requests, "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens, "truncated": self.truncated,
+            "requests": len(self.records),
+            "calls": self.calls,
+            "cached": self.cached,
+            "http_requests": self.http_requests,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "truncated": self.truncated,
             "cost": round(self.cost, 6),
         }

@@ -49,8 +49,10 @@ def search_concepts(
     query = lucene_escape(text.strip())
     if not query:
         return []
-    return [ConceptHit(**r) for r in store.read("bench/concepts_search", text=query,
-                                                  domain=domain, limit=limit)]
+    return [
+        ConceptHit(**r)
+        for r in store.read("bench/concepts_search", text=query, domain=domain, limit=limit)
+    ]
 
 
 def list_concepts(
@@ -74,5 +76,6 @@ def find_concept(store: Store, text: str, *, domain: str | None = None) -> Conce
     if not hits:
         return ConceptMatch(text=text, how="none")
     clear = len(hits) == 1 or hits[0].score >= CLEAR_LEAD * hits[1].score
-    return ConceptMatch(text=text, how="fulltext", chosen=hits[0] if clear else None,
-                        candidates=hits)
+    return ConceptMatch(
+        text=text, how="fulltext", chosen=hits[0] if clear else None, candidates=hits
+    )

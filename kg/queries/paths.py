@@ -16,11 +16,19 @@ def check_hops(max_hops: int) -> int:
 
 
 def paths_between(
-    store: Store, start_uid: str, end_uid: str, *, max_hops: int = MAX_HOPS,
+    store: Store,
+    start_uid: str,
+    end_uid: str,
+    *,
+    max_hops: int = MAX_HOPS,
     palette: dict[str, str] | None = None,
 ) -> list[PathGroup]:
     """Paths from one concept to another, grouped by relation-label signature (short first)."""
-    rows = store.read("bench/paths_between", start=start_uid, end=end_uid,
-                      max_hops=check_hops(max_hops), palette=palette or {})
-    return [PathGroup(labels=r["labels"], paths=[GraphPath(**p) for p in r["paths"]])
-            for r in rows]
+    rows = store.read(
+        "bench/paths_between",
+        start=start_uid,
+        end=end_uid,
+        max_hops=check_hops(max_hops),
+        palette=palette or {},
+    )
+    return [PathGroup(labels=r["labels"], paths=[GraphPath(**p) for p in r["paths"]]) for r in rows]

@@ -72,16 +72,22 @@ def group_perspectives(
     """
     effective = {**domain_palette(store, domain), **(palette or {})}
     start, end = ids.concept_uid(domain, start_key), ids.concept_uid(domain, end_key)
-    rows = store.read("bench/perspective_groups", start=start, end=end,
-                      max_hops=check_hops(max_hops), palette=effective)
+    rows = store.read(
+        "bench/perspective_groups",
+        start=start,
+        end=end,
+        max_hops=check_hops(max_hops),
+        palette=effective,
+    )
     feats = [_features(r["group_key"], r["paths"]) for r in rows]
     components = merge_groups(store, feats, merge_cutoff)
     merged: dict[int, Perspective] = {}
     for row, comp, f in zip(rows, components, feats, strict=True):
         paths = [GraphPath(**p) for p in row["paths"]]
         if comp not in merged:  # rows come largest first: the first group names the perspective
-            merged[comp] = Perspective(name=" > ".join(row["group_key"]), keys=[], features=[],
-                                       paths=[])
+            merged[comp] = Perspective(
+                name=" > ".join(row["group_key"]), keys=[], features=[], paths=[]
+            )
         p = merged[comp]
         p.keys.append(row["group_key"])
         p.features = sorted(set(p.features) | f)

@@ -52,8 +52,9 @@ def question_details(store: Store, qid: int, domain: str | None = None) -> list[
     return [QuestionDetail(**r) for r in store.read("bench/question_detail", id=qid, domain=domain)]
 
 
-def annotate_perspectives(store: Store, q: QuestionDetail,
-                          palette: dict[str, str] | None = None) -> None:
+def annotate_perspectives(
+    store: Store, q: QuestionDetail, palette: dict[str, str] | None = None
+) -> None:
     """Set each path's `perspective`: its group between the question's endpoints."""
     from kg.queries.perspectives import group_perspectives
 

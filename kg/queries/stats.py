@@ -26,8 +26,14 @@ class StatsRow(BaseModel):
     cover_all_pas: float
 
 
-_MEANS = ["mean_valid", "mean_targets", "mean_distractors", "cover_all_precision",
-          "cover_all_recall", "cover_all_pas"]
+_MEANS = [
+    "mean_valid",
+    "mean_targets",
+    "mean_distractors",
+    "cover_all_precision",
+    "cover_all_recall",
+    "cover_all_pas",
+]
 
 
 def _total(domain: str, rows: list[StatsRow]) -> StatsRow:

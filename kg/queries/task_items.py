@@ -12,8 +12,7 @@ from kg.task_items import TaskItem
 
 
 def load_items(store: Store, task_set: str) -> list[TaskItem]:
-    return [TaskItem(**r["item"]) for r in store.read("perspectra/task_items",
-                                                      task_set=task_set)]
+    return [TaskItem(**r["item"]) for r in store.read("perspectra/task_items", task_set=task_set)]
 
 
 def list_task_sets(store: Store) -> list[dict[str, Any]]:

@@ -98,8 +98,9 @@ def _classpath(home: ServerHome, lib: Path) -> str:
 
 def _cds_archive(home: ServerHome, java: Path, lib: Path) -> Path:
     """Per-instance archive path, keyed by JVM and jar set so a change never reuses it."""
-    jars = sorted(f"{p.name}:{p.stat().st_size}" for p in (*lib.glob("*.jar"),
-                                                            *home.plugins.glob("*.jar")))
+    jars = sorted(
+        f"{p.name}:{p.stat().st_size}" for p in (*lib.glob("*.jar"), *home.plugins.glob("*.jar"))
+    )
     key = hashlib.sha256("\n".join([str(java.resolve()), *jars]).encode()).hexdigest()[:16]
     return home.run / f"classes-{key}.jsa"
 
@@ -118,7 +119,11 @@ def _set_initial_password(java: Path, home: ServerHome, lib: Path, password: str
     env = {**os.environ, "NEO4J_HOME": str(home.root), "NEO4J_CONF": str(home.conf)}
     proc = subprocess.run(
         [str(java), "-cp", f"{lib}/*", ADMIN_TOOL, "dbms", "set-initial-password", password],
-        env=env, capture_output=True, text=True, check=False, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     if proc.returncode != 0:
         raise ServerError(
@@ -170,16 +175,29 @@ def start(settings: Settings) -> tuple[Status, float]:
         _set_initial_password(java.executable, home, lib, password)
     heap = settings.heap_size
     cmd = [
-        str(java.executable), f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseG1GC",
-        "-XX:+ExitOnOutOfMemoryError", "-Dfile.encoding=UTF-8", *JVM_OPENS,
-        *_cds_options(settings, home, java.executable, lib), *settings.jvm_options.split(),
-        "-cp", _classpath(home, lib), ENTRY_POINT,
-        f"--home-dir={home.root}", f"--config-dir={home.conf}",
+        str(java.executable),
+        f"-Xms{heap}",
+        f"-Xmx{heap}",
+        "-XX:+UseG1GC",
+        "-XX:+ExitOnOutOfMemoryError",
+        "-Dfile.encoding=UTF-8",
+        *JVM_OPENS,
+        *_cds_options(settings, home, java.executable, lib),
+        *settings.jvm_options.split(),
+        "-cp",
+        _classpath(home, lib),
+        ENTRY_POINT,
+        f"--home-dir={home.root}",
+        f"--config-dir={home.conf}",
     ]
     with open(home.console_log, "ab") as out:
         proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
-            cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True, cwd=home.root,
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=home.root,
         )
     home.pid_file.write_text(str(proc.pid))
     return wait_ready(settings, proc.pid, t0, proc)
@@ -209,6 +227,7 @@ def wait_ready(
 
 def _bolt_answers(settings: Settings) -> bool:
     import neo4j
+
     errors = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.Neo4jError, OSError)
     password = settings.password_file.read_text().strip()
     try:
@@ -254,4 +273,4 @@ def _dump_pending(pid: int) -> list[Path]:
     except OSError:
         return []
     flag = b"-XX:ArchiveClassesAtExit="
-    return [Path(a[len(flag):].decode()) for a in args if a.startswith(flag)]
+    return [Path(a[len(flag) :].decode()) for a in args if a.startswith(flag)]

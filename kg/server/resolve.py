@@ -76,14 +76,16 @@ def resolve(settings: Settings, force: bool = False) -> Distribution:
     if force or not (dist.lib / ".complete").exists():
         shutil.rmtree(dist.lib, ignore_errors=True)
         _run_maven(
-            "neo4j-pom.xml", build / "neo4j",
+            "neo4j-pom.xml",
+            build / "neo4j",
             {"neo4j.version": settings.neo4j_version, "kg.lib": str(dist.lib)},
         )
         (dist.lib / ".complete").write_text(settings.neo4j_version)
     if force or not dist.plugin_jar.exists():
         tmp = dist.plugin_jar.with_suffix(".jar.part")
         _run_maven(
-            "gds-pom.xml", build / "gds",
+            "gds-pom.xml",
+            build / "gds",
             {"gds.version": settings.gds_version, "kg.plugin.jar": str(tmp)},
         )
         tmp.replace(dist.plugin_jar)  # atomic: a killed build leaves no half jar in place

@@ -34,8 +34,14 @@ def kg(store, shared_data):
         return result
 
     root = shared_data / "perspectivebench"
-    out = run("import", "perspectivebench", str(root / "sample.jsonl"),
-              str(root / "samples" / "benchmark.jsonl"), "--format", "json")
+    out = run(
+        "import",
+        "perspectivebench",
+        str(root / "sample.jsonl"),
+        str(root / "samples" / "benchmark.jsonl"),
+        "--format",
+        "json",
+    )
     report = json.loads(out.stdout)
     assert report["questions_written"] == 141
     yield run
@@ -55,8 +61,15 @@ def test_bad_file_is_reported_with_file_line_field(kg):
 
 def test_skip_invalid_writes_rejects(kg, tmp_path):
     rejects = tmp_path / "rejects.jsonl"
-    out = kg("import", "perspectivebench", str(MALFORMED / "bad_arrow.jsonl"),
-             str(MALFORMED / "good.jsonl"), "--skip-invalid", "--rejects", str(rejects))
+    out = kg(
+        "import",
+        "perspectivebench",
+        str(MALFORMED / "bad_arrow.jsonl"),
+        str(MALFORMED / "good.jsonl"),
+        "--skip-invalid",
+        "--rejects",
+        str(rejects),
+    )
     assert "rejects written to" in out.stdout
     assert "bad path syntax" in rejects.read_text()
 
@@ -73,13 +86,15 @@ def test_stats_formats(kg):
 
 
 def test_paths_by_key_and_by_text(kg):
-    data = json.loads(kg("paths", "topic_3", "topic_13", "--domain", "physics",
-                         "--format", "json").stdout)
+    data = json.loads(
+        kg("paths", "topic_3", "topic_13", "--domain", "physics", "--format", "json").stdout
+    )
     labels = sorted(g["labels"][0] for g in data["groups"])
     assert labels == ["CAUSES", "ENABLES_FUNCTION", "EXPLAINS_PHENOMENON", "PRECEDES"]
     assert all(p["reasons"][0] for g in data["groups"] for p in g["paths"])
-    by_text = kg("paths", "radioactive dating", "nuclear force", "--domain", "physics",
-                 "--format", "json")
+    by_text = kg(
+        "paths", "radioactive dating", "nuclear force", "--domain", "physics", "--format", "json"
+    )
     assert "matched physics/topic_13" in by_text.stderr
     table = kg("paths", "topic_17", "topic_6", "--domain", "physics", "--max-hops", "3")
     assert "IS_A_SPECIAL_CASE_OF" in table.stdout
@@ -92,12 +107,30 @@ def test_ambiguous_concept_asks_to_disambiguate(kg):
 
 def test_perspectives_show_question_targets(kg, shared_data):
     palette = shared_data / "perspectivebench" / "raw" / "pyhsic_init_palette.json"
-    data = json.loads(kg("perspectives", "topic_3", "topic_13", "--domain", "physics",
-                         "--palette", str(palette), "--format", "json").stdout)
+    data = json.loads(
+        kg(
+            "perspectives",
+            "topic_3",
+            "topic_13",
+            "--domain",
+            "physics",
+            "--palette",
+            str(palette),
+            "--format",
+            "json",
+        ).stdout
+    )
     causal = next(g for g in data if g["name"] == "causal_relations")
     assert [q["id"] for q in causal["questions"]] == [0]
-    table = kg("perspectives", "topic_3", "topic_13", "--domain", "physics",
-               "--palette", f"physics={palette}")
+    table = kg(
+        "perspectives",
+        "topic_3",
+        "topic_13",
+        "--domain",
+        "physics",
+        "--palette",
+        f"physics={palette}",
+    )
     assert "causal_relations" in table.stdout and "#0" in table.stdout
 
 
@@ -107,29 +140,43 @@ def test_question_show_and_concepts(kg):
     data = json.loads(kg("question", "show", "1", "--domain", "demo", "--format", "json").stdout)
     assert data["theme"] == "Monitoring" and len(data["paths"]) == 2
     kg("question", "show", "0", code=1)  # id 0 exists in physics and demo
-    hits = json.loads(kg("concepts", "--search", "radioactive", "--domain", "physics",
-                         "--format", "json").stdout)
+    hits = json.loads(
+        kg("concepts", "--search", "radioactive", "--domain", "physics", "--format", "json").stdout
+    )
     assert hits[0]["key"] == "topic_13"
     assert "topic_3" in kg("concepts", "--domain", "physics").stdout
 
 
 def test_export_command(kg, tmp_path, shared_data):
     out = tmp_path / "demo.jsonl"
-    assert "wrote 2 question(s)" in kg("export", "perspectivebench", "--domain", "demo",
-                                       str(out)).stdout
-    expected = [json.loads(x) for x in (shared_data / "perspectivebench" / "samples" /
-                                        "benchmark.jsonl").read_text().splitlines()]
+    assert (
+        "wrote 2 question(s)"
+        in kg("export", "perspectivebench", "--domain", "demo", str(out)).stdout
+    )
+    expected = [
+        json.loads(x)
+        for x in (shared_data / "perspectivebench" / "samples" / "benchmark.jsonl")
+        .read_text()
+        .splitlines()
+    ]
     assert [json.loads(x) for x in out.read_text().splitlines()] == expected
 
 
 def test_import_with_per_domain_palettes(kg, store, shared_data):
     raw = shared_data / "perspectivebench" / "raw"
-    kg("import", "perspectivebench", str(shared_data / "perspectivebench" / "sample.jsonl"),
-       "--palette", f"physics={raw / 'pyhsic_init_palette.json'}",
-       "--palette", f"world_history={raw / 'history_init_palette.json'}")
+    kg(
+        "import",
+        "perspectivebench",
+        str(shared_data / "perspectivebench" / "sample.jsonl"),
+        "--palette",
+        f"physics={raw / 'pyhsic_init_palette.json'}",
+        "--palette",
+        f"world_history={raw / 'history_init_palette.json'}",
+    )
     rows = store.run_text(
         "MATCH ()-[r:RELATES {label: 'CONTRASTS_WITH'}]->() "
-        "RETURN DISTINCT r.domain AS domain, r.category AS category ORDER BY domain")
+        "RETURN DISTINCT r.domain AS domain, r.category AS category ORDER BY domain"
+    )
     cats = {r["domain"]: r["category"] for r in rows}
     assert cats["physics"] == "comparative_relations"
     assert cats["world_history"] == "narrative_and_comparative_relations"
@@ -140,12 +187,24 @@ def test_bad_palette_is_an_error_for_import_and_build(kg, store, shared_data, tm
     bad = tmp_path / "bad.json"
     bad.write_text('{"c": {"relations": [{"name": "lower_case"}]}}', encoding="utf-8")
     before = store.node_counts()
-    out = kg("import", "perspectivebench", str(shared_data / "perspectivebench" / "sample.jsonl"),
-             "--palette", str(bad), code=1)
+    out = kg(
+        "import",
+        "perspectivebench",
+        str(shared_data / "perspectivebench" / "sample.jsonl"),
+        "--palette",
+        str(bad),
+        code=1,
+    )
     assert "bad.json: c.relations[0].name 'lower_case'" in out.output
-    out = kg("build", "demo_bad_palette", "--chunks",
-             str(Path(__file__).resolve().parents[2] / "demo" / "build" / "chunks.json"),
-             "--palette", str(bad), code=1)
+    out = kg(
+        "build",
+        "demo_bad_palette",
+        "--chunks",
+        str(Path(__file__).resolve().parents[2] / "demo" / "build" / "chunks.json"),
+        "--palette",
+        str(bad),
+        code=1,
+    )
     assert "bad.json: c.relations[0].name 'lower_case'" in out.output
     assert store.node_counts() == before
 

@@ -18,19 +18,28 @@ MALFORMED = Path(__file__).resolve().parents[1] / "data" / "malformed"
 
 def snapshot(store, drop_provenance: bool = False) -> tuple[list[str], list[str]]:
     """Every node and relationship with all properties, as sorted canonical JSON."""
+
     def clean(props: dict) -> dict:
         return {k: v for k, v in props.items() if not (drop_provenance and k == "provenance")}
 
-    nodes = sorted(json.dumps([sorted(r["labels"]), clean(r["props"])], sort_keys=True)
-                   for r in store.query("bench/snapshot_nodes"))
-    rels = sorted(json.dumps([r["type"], clean(r["props"]), r["from"], r["to"]], sort_keys=True)
-                  for r in store.query("bench/snapshot_rels"))
+    nodes = sorted(
+        json.dumps([sorted(r["labels"]), clean(r["props"])], sort_keys=True)
+        for r in store.query("bench/snapshot_nodes")
+    )
+    rels = sorted(
+        json.dumps([r["type"], clean(r["props"]), r["from"], r["to"]], sort_keys=True)
+        for r in store.query("bench/snapshot_rels")
+    )
     return nodes, rels
 
 
 def objects(*files: Path) -> list[dict]:
-    out = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()
-           if line.strip()]
+    out = [
+        json.loads(line)
+        for f in files
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     return sorted(out, key=lambda o: (o["domain"], o["id"]))
 
 
@@ -98,8 +107,10 @@ def _bad_inputs(tmp_path: Path) -> list[Path]:
     obj["focused_evidence"] = ["y" * (10 * 1024 * 1024)]
     huge.write_text(json.dumps(obj) + "\n")
     mixed = tmp_path / "good_then_bad.jsonl"
-    mixed.write_text((MALFORMED / "good.jsonl").read_text()
-                     + (MALFORMED / "four_hops.jsonl").read_text().replace('"id": 1', '"id": 5'))
+    mixed.write_text(
+        (MALFORMED / "good.jsonl").read_text()
+        + (MALFORMED / "four_hops.jsonl").read_text().replace('"id": 1', '"id": 5')
+    )
     return [*files, huge, mixed]
 
 

@@ -70,10 +70,14 @@ def test_disagreeing_lines_round_trip_exactly(store, tmp_path):
 def test_palette_sets_categories(store, tmp_path):
     f = _write(tmp_path / "pal.jsonl", _good(id=21, domain="palette"))
     import_perspectivebench(store, [f], palette={"CONTROLS": "operation"})
-    rows = store.run_text("MATCH ()-[r:RELATES {domain: 'palette'}]->() "
-                          "RETURN r.label AS label, r.category AS category ORDER BY label")
-    assert rows == [{"label": "CONTROLS", "category": "operation"},
-                    {"label": "MEASURES", "category": None}]
+    rows = store.run_text(
+        "MATCH ()-[r:RELATES {domain: 'palette'}]->() "
+        "RETURN r.label AS label, r.category AS category ORDER BY label"
+    )
+    assert rows == [
+        {"label": "CONTROLS", "category": "operation"},
+        {"label": "MEASURES", "category": None},
+    ]
 
 
 def test_a_question_built_with_the_graph_model_exports(store, tmp_path):
@@ -92,9 +96,17 @@ def test_a_question_built_with_the_graph_model_exports(store, tmp_path):
         MERGE (f)-[:IN_CONCEPT {prob: 0.9}]->(n)
         """,
         dom=dom,
-        concepts=[{"uid": ids.concept_uid(dom, k), "key": k, "summary": f"About {k}.",
-                   "words": [k, "x"], "fact": f"{k} is a fact.",
-                   "fact_uid": ids.fact_uid(dom, f"{k} is a fact.")} for k in ("c1", "c2")],
+        concepts=[
+            {
+                "uid": ids.concept_uid(dom, k),
+                "key": k,
+                "summary": f"About {k}.",
+                "words": [k, "x"],
+                "fact": f"{k} is a fact.",
+                "fact_uid": ids.fact_uid(dom, f"{k} is a fact."),
+            }
+            for k in ("c1", "c2")
+        ],
     )
     edges = [("CAUSES", "c1 causes c2."), ("PRECEDES", "c1 comes before c2.")]
     for label, reason in edges:
@@ -109,8 +121,15 @@ def test_a_question_built_with_the_graph_model_exports(store, tmp_path):
               p.labels = [$label], p.concept_keys = ['c1', 'c2'], p.edge_uids = [$e]
             MERGE (p)-[:STARTS]->(a) MERGE (p)-[:ENDS]->(b)
             """,
-            a=ids.concept_uid(dom, "c1"), b=ids.concept_uid(dom, "c2"), e=e_uid, label=label,
-            reason=reason, dom=dom, p=ids.path_uid(dom, sig), sig=sig)
+            a=ids.concept_uid(dom, "c1"),
+            b=ids.concept_uid(dom, "c2"),
+            e=e_uid,
+            label=label,
+            reason=reason,
+            dom=dom,
+            p=ids.path_uid(dom, sig),
+            sig=sig,
+        )
     store.run_text(
         """
         MERGE (q:Question {uid: $uid}) SET q.id = 500, q.domain = $dom, q.theme = 'Causal',
@@ -121,23 +140,38 @@ def test_a_question_built_with_the_graph_model_exports(store, tmp_path):
         MERGE (q)-[:DISTRACTOR {pos: 1}]->(d)
         MERGE (q)-[:EVIDENCE {rank: 0}]->(f)
         """,
-        uid=ids.question_uid(dom, 500), dom=dom, t=ids.path_uid(dom, "c1 -- CAUSES --> c2"),
-        d=ids.path_uid(dom, "c1 -- PRECEDES --> c2"), f=ids.fact_uid(dom, "c1 is a fact."))
+        uid=ids.question_uid(dom, 500),
+        dom=dom,
+        t=ids.path_uid(dom, "c1 -- CAUSES --> c2"),
+        d=ids.path_uid(dom, "c1 -- PRECEDES --> c2"),
+        f=ids.fact_uid(dom, "c1 is a fact."),
+    )
     out = tmp_path / "built.jsonl"
     assert export_perspectivebench(store, out, domain=dom) == 1
     line = json.loads(out.read_text())
     assert line == {
-        "id": 500, "domain": dom, "perspective_theme": "Causal",
+        "id": 500,
+        "domain": dom,
+        "perspective_theme": "Causal",
         "perspective_target_question": "Why?",
         "perspective_valid_paths": [{"path_0": "c1 -- CAUSES --> c2", "reason": "c1 causes c2."}],
         "focused_evidence": ["c1 is a fact."],
-        "valid_paths": [{"path_0": "c1 -- CAUSES --> c2", "reason": "c1 causes c2."},
-                        {"path_1": "c1 -- PRECEDES --> c2", "reason": "c1 comes before c2."}],
+        "valid_paths": [
+            {"path_0": "c1 -- CAUSES --> c2", "reason": "c1 causes c2."},
+            {"path_1": "c1 -- PRECEDES --> c2", "reason": "c1 comes before c2."},
+        ],
         "full_content_pool": {
-            "c1": {"Summary": "About c1.", "Topic Words": "['c1', 'x']",
-                   "Key Evidence": ["c1 is a fact."]},
-            "c2": {"Summary": "About c2.", "Topic Words": "['c2', 'x']",
-                   "Key Evidence": ["c2 is a fact."]}},
+            "c1": {
+                "Summary": "About c1.",
+                "Topic Words": "['c1', 'x']",
+                "Key Evidence": ["c1 is a fact."],
+            },
+            "c2": {
+                "Summary": "About c2.",
+                "Topic Words": "['c2', 'x']",
+                "Key Evidence": ["c2 is a fact."],
+            },
+        },
     }
     # and the exported line imports back cleanly
     report = import_perspectivebench(store, [out])

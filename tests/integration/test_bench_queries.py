@@ -28,8 +28,11 @@ def sample(shared_data):
 
 @pytest.fixture(scope="module")
 def physics_palette(shared_data):
-    doc = json.loads((shared_data / "perspectivebench" / "raw" / "pyhsic_init_palette.json")
-                     .read_text(encoding="utf-8"))
+    doc = json.loads(
+        (shared_data / "perspectivebench" / "raw" / "pyhsic_init_palette.json").read_text(
+            encoding="utf-8"
+        )
+    )
     return parse_palette(doc).category_map()
 
 
@@ -51,11 +54,19 @@ def _nx_paths(store, domain: str, a: str, b: str, cutoff: int = 3) -> set:
     return out
 
 
-@pytest.mark.parametrize(("start", "end"), [("topic_3", "topic_13"), ("topic_17", "topic_6"),
-                                            ("topic_11", "topic_17"), ("topic_10", "topic_2")])
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [
+        ("topic_3", "topic_13"),
+        ("topic_17", "topic_6"),
+        ("topic_11", "topic_17"),
+        ("topic_10", "topic_2"),
+    ],
+)
 def test_cypher_paths_equal_networkx_simple_paths(graph, start, end):
-    groups = paths_between(graph, ids.concept_uid("physics", start),
-                           ids.concept_uid("physics", end), max_hops=3)
+    groups = paths_between(
+        graph, ids.concept_uid("physics", start), ids.concept_uid("physics", end), max_hops=3
+    )
     got = {(tuple(p.keys), tuple(p.labels)) for g in groups for p in g.paths}
     assert got, "no path found"
     assert got == _nx_paths(graph, "physics", start, end)
@@ -75,8 +86,10 @@ def test_max_hops_limits_the_paths(graph):
 
 
 def _gds_graphs(store) -> list[str]:
-    return [r["graphName"] for r in store.run_text("CALL gds.graph.list() YIELD graphName "
-                                                    "RETURN graphName")]
+    return [
+        r["graphName"]
+        for r in store.run_text("CALL gds.graph.list() YIELD graphName RETURN graphName")
+    ]
 
 
 def test_perspectives_follow_palette_categories(graph, physics_palette):
@@ -84,7 +97,10 @@ def test_perspectives_follow_palette_categories(graph, physics_palette):
     by_name = {g.name: g for g in groups}
     causal = by_name["causal_relations"]
     assert sorted(p.labels[0] for p in causal.paths) == [
-        "CAUSES", "ENABLES_FUNCTION", "EXPLAINS_PHENOMENON"]
+        "CAUSES",
+        "ENABLES_FUNCTION",
+        "EXPLAINS_PHENOMENON",
+    ]
     assert [q.id for q in causal.questions] == [0]
     assert [q.id for q in by_name["temporal_procedural_relations"].questions] == [1]
     assert not [g for g in _gds_graphs(graph) if g.startswith("bench_perspectives_")]
@@ -93,14 +109,20 @@ def test_perspectives_follow_palette_categories(graph, physics_palette):
 def test_without_palette_groups_are_label_signatures(graph):
     groups = group_perspectives(graph, "physics", "topic_3", "topic_13")
     assert sorted(g.name for g in groups) == [
-        "CAUSES", "ENABLES_FUNCTION", "EXPLAINS_PHENOMENON", "PRECEDES"]
+        "CAUSES",
+        "ENABLES_FUNCTION",
+        "EXPLAINS_PHENOMENON",
+        "PRECEDES",
+    ]
 
 
 def test_gds_merges_near_identical_groups(graph, physics_palette):
-    strict = group_perspectives(graph, "physics", "topic_17", "topic_6", physics_palette,
-                                merge_cutoff=1.0)
-    loose = group_perspectives(graph, "physics", "topic_17", "topic_6", physics_palette,
-                               merge_cutoff=0.3)
+    strict = group_perspectives(
+        graph, "physics", "topic_17", "topic_6", physics_palette, merge_cutoff=1.0
+    )
+    loose = group_perspectives(
+        graph, "physics", "topic_17", "topic_6", physics_palette, merge_cutoff=0.3
+    )
     sigs = lambda gs: sorted(s for g in gs for s in g.signatures)  # noqa: E731
     assert sigs(strict) == sigs(loose)  # every path in exactly one perspective
     assert len(loose) < len(strict)
@@ -112,8 +134,10 @@ def test_stats_match_the_file(graph, sample):
     lines = [json.loads(x) for x in sample.read_text(encoding="utf-8").splitlines()]
     by = defaultdict(list)
     for d in lines:
-        hop = max(p[next(k for k in p if k.startswith("path_"))].count("-->")
-                  for p in d["perspective_valid_paths"])
+        hop = max(
+            p[next(k for k in p if k.startswith("path_"))].count("-->")
+            for p in d["perspective_valid_paths"]
+        )
         by[(d["domain"], hop)].append(d)
     rows = {(r.domain, r.hop): r for r in benchmark_stats(graph)}
     for key, qs in by.items():

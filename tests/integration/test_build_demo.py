@@ -30,13 +30,18 @@ def test_bad_input_writes_nothing(store, tmp_path):
     chunks[5] = {"id": 5, "source": "x.txt"}  # no text
     bad.write_text(json.dumps(chunks, indent=2))
     with pytest.raises(ChunkInputError, match=r"chunks.json: line \d+: chunk \[5\] field text"):
-        build_domain(store, BuildConfig(domain="demo"), chunk_paths=[bad],
-                     palette_path=DEMO / "palette.json")
+        build_domain(
+            store, BuildConfig(domain="demo"), chunk_paths=[bad], palette_path=DEMO / "palette.json"
+        )
     bad_palette = tmp_path / "palette.json"
     bad_palette.write_text('{"c": {"relations": [{"name": "lower_case"}]}}')
     with pytest.raises(PaletteError, match="relations\\[0\\].name 'lower_case'"):
-        build_domain(store, BuildConfig(domain="demo"), chunk_paths=[DEMO / "chunks.json"],
-                     palette_path=bad_palette)
+        build_domain(
+            store,
+            BuildConfig(domain="demo"),
+            chunk_paths=[DEMO / "chunks.json"],
+            palette_path=bad_palette,
+        )
     assert _counts(store) == before
 
 
@@ -54,8 +59,9 @@ def test_killed_build_resumes_without_redoing_items(store, monkeypatch):
 
     monkeypatch.setattr(context_mod.BuildContext, "write_items", dying)
     with pytest.raises(KeyboardInterrupt):
-        build_domain(store, cfg, chunk_paths=[DEMO / "chunks.json"],
-                     palette_path=DEMO / "palette.json")
+        build_domain(
+            store, cfg, chunk_paths=[DEMO / "chunks.json"], palette_path=DEMO / "palette.json"
+        )
     status = store.run_text("MATCH (r:Run {kind: 'build'}) RETURN r.status AS s")
     assert [r["s"] for r in status] == ["interrupted"]
     monkeypatch.setattr(context_mod.BuildContext, "write_items", real)
@@ -86,14 +92,16 @@ def test_every_demo_question_has_a_target_a_distractor_and_evidence(store):
 
 def test_from_stage_reruns_that_stage_and_keeps_question_ids(store):
     before = store.run_text(
-        "MATCH (q:Question {domain: 'demo'}) RETURN q.id AS id, q.text AS t ORDER BY id")
+        "MATCH (q:Question {domain: 'demo'}) RETURN q.id AS id, q.text AS t ORDER BY id"
+    )
     result = build_domain(store, BuildConfig(domain="demo"), from_stage="questions")
     stages = {s["stage"]: s for s in result.stages}
     assert list(stages) == ["questions", "evidence"]
     assert stages["questions"]["resumed"] == 0
     assert stages["questions"]["written"] == len(before)
     after = store.run_text(
-        "MATCH (q:Question {domain: 'demo'}) RETURN q.id AS id, q.text AS t ORDER BY id")
+        "MATCH (q:Question {domain: 'demo'}) RETURN q.id AS id, q.text AS t ORDER BY id"
+    )
     assert after == before
 
 
@@ -101,14 +109,22 @@ def test_extending_with_more_chunks_does_not_duplicate(store, tmp_path):
     facts_before = store.run_text("MATCH (f:Fact {domain: 'demo'}) RETURN count(f) AS n")[0]["n"]
     extra = tmp_path / "more.json"
     chunks = json.loads((DEMO / "chunks.json").read_text())
-    extra.write_text(json.dumps([
-        chunks[0],  # already built: merges onto the same chunk and facts
-        {"id": "x1", "subject": "Urban water systems", "source": "appendix.txt",
-         "text": "The Varrow water museum shows old pumps from the first pumping station. "
-                 "Visitors to the water museum can see a model of Oakmere Reservoir. "
-                 "School classes visit the water museum to learn how the Kell Treatment "
-                 "Plant cleans water."},
-    ]))
+    extra.write_text(
+        json.dumps(
+            [
+                chunks[0],  # already built: merges onto the same chunk and facts
+                {
+                    "id": "x1",
+                    "subject": "Urban water systems",
+                    "source": "appendix.txt",
+                    "text": "The Varrow water museum shows old pumps from the first pumping station. "
+                    "Visitors to the water museum can see a model of Oakmere Reservoir. "
+                    "School classes visit the water museum to learn how the Kell Treatment "
+                    "Plant cleans water.",
+                },
+            ]
+        )
+    )
     result = build_domain(store, BuildConfig(domain="demo"), chunk_paths=[extra])
     assert result.summary["chunks"] == 31
     dupes = store.run_text("""

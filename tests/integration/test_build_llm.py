@@ -28,8 +28,11 @@ def _user(body: dict) -> str:
 def facts_reply(body):
     chunk = _user(body).split('"""')[1]
     sents = [s for s in tu.sentences(chunk) if tu.is_complete(s)][:5]
-    return {"facts": [{"sentence": s, "entities": tu.candidate_phrases(s, 2)[:3] or ["water"]}
-                      for s in sents]}
+    return {
+        "facts": [
+            {"sentence": s, "entities": tu.candidate_phrases(s, 2)[:3] or ["water"]} for s in sents
+        ]
+    }
 
 
 def summary_reply(body):
@@ -41,17 +44,30 @@ def summary_reply(body):
 
 def relations_reply(body):
     a, b = re.search(r"BOTH directions: (topic_\d+) -> (topic_\d+)", _user(body)).groups()
-    return {"relations": [
-        {"source": a, "target": b, "label": "SUPPLIES", "reason": "A feeds B per the evidence."},
-        {"source": a, "target": b, "label": "CAUSES", "reason": "A changes B."},
-        {"source": a, "target": b, "label": "IS_PART_OF", "reason": "A sits inside B."},
-        {"source": b, "target": a, "label": "PRECEDES", "reason": "B comes first."},
-        {"source": a, "target": "topic_999", "label": "CAUSES", "reason": "wrong endpoint"},
-        {"source": a, "target": a, "label": "CAUSES", "reason": "self loop"},
-        {"source": a, "target": b, "label": "INVENTS", "reason": "not in the palette",
-         "description": "A brings B into being.", "category": "causal_relations"},
-        {"source": a, "target": b, "label": "supplies", "reason": "bad label"},
-    ]}
+    return {
+        "relations": [
+            {
+                "source": a,
+                "target": b,
+                "label": "SUPPLIES",
+                "reason": "A feeds B per the evidence.",
+            },
+            {"source": a, "target": b, "label": "CAUSES", "reason": "A changes B."},
+            {"source": a, "target": b, "label": "IS_PART_OF", "reason": "A sits inside B."},
+            {"source": b, "target": a, "label": "PRECEDES", "reason": "B comes first."},
+            {"source": a, "target": "topic_999", "label": "CAUSES", "reason": "wrong endpoint"},
+            {"source": a, "target": a, "label": "CAUSES", "reason": "self loop"},
+            {
+                "source": a,
+                "target": b,
+                "label": "INVENTS",
+                "reason": "not in the palette",
+                "description": "A brings B into being.",
+                "category": "causal_relations",
+            },
+            {"source": a, "target": b, "label": "supplies", "reason": "bad label"},
+        ]
+    }
 
 
 def question_reply_factory():
@@ -62,8 +78,11 @@ def question_reply_factory():
         names = re.findall(r"^- topic_\d+ = (.*?):", _user(body), re.M)
         if state["n"] == 1:  # names a relation label: must be rejected
             return {"question": f"What causes {names[-1]}?", "theme": "Causal"}
-        return {"question": f"How is {names[0]} connected to {names[-1]} through its "
-                            f"mechanism?", "theme": "Mechanism"}
+        return {
+            "question": f"How is {names[0]} connected to {names[-1]} through its mechanism?",
+            "theme": "Mechanism",
+        }
+
     return reply
 
 
@@ -77,8 +96,9 @@ def scripted(llm_server):
     llm_server.add_rule(match="Extract single-fact sentences", reply=facts_reply)
     llm_server.add_rule(match="Name the shared explanatory focus", reply=summary_reply)
     llm_server.add_rule(match="Find every explanatory relation", reply=relations_reply)
-    llm_server.add_rule(match="Write one perspective-targeted question",
-                        reply=question_reply_factory())
+    llm_server.add_rule(
+        match="Write one perspective-targeted question", reply=question_reply_factory()
+    )
     llm_server.add_rule(match="Select the focused evidence", reply=evidence_reply)
     return llm_server
 
@@ -86,14 +106,19 @@ def scripted(llm_server):
 def test_llm_build_rejects_invalid_replies_and_resumes(store, scripted):
     llm = make_build_llm(config=scripted.config(role="builder"))
     cfg = BuildConfig(domain="demo_llm")
-    result = build_domain(store, cfg, chunk_paths=[DEMO / "chunks.json"],
-                          palette_path=DEMO / "palette.json", llm=llm)
+    result = build_domain(
+        store, cfg, chunk_paths=[DEMO / "chunks.json"], palette_path=DEMO / "palette.json", llm=llm
+    )
     stages = {s["stage"]: s for s in result.stages}
     pairs = stages["relations"]["items"]
     assert pairs > 0 and stages["facts"]["rejected"] == 0
     rel = stages["relations"]["counts"]
-    assert rel == {"rejected_wrong_endpoints": pairs, "rejected_self_loop": pairs,
-                   "rejected_unknown_label": pairs, "rejected_bad_label": pairs}
+    assert rel == {
+        "rejected_wrong_endpoints": pairs,
+        "rejected_self_loop": pairs,
+        "rejected_unknown_label": pairs,
+        "rejected_bad_label": pairs,
+    }
     assert stages["relations"]["written"] == 4 * pairs
     assert stages["questions"]["counts"] == {"rejected_names_relation_label": 1}
     answered = stages["questions"]["written"]
@@ -129,8 +154,9 @@ def test_llm_build_rejects_invalid_replies_and_resumes(store, scripted):
     rel = next(s for s in third.stages if s["stage"] == "relations")
     assert "rejected_unknown_label" not in rel["counts"]
     assert rel["written"] == 5 * pairs
-    new = json.loads(store.run_text(
-        "MATCH (d:Domain {name: 'demo_llm'}) RETURN d.new_relations AS n")[0]["n"])
+    new = json.loads(
+        store.run_text("MATCH (d:Domain {name: 'demo_llm'}) RETURN d.new_relations AS n")[0]["n"]
+    )
     assert new["INVENTS"]["description"] == "A brings B into being."
     cats = store.run_text("""MATCH (:Concept {domain: 'demo_llm'})-[r:RELATES {label: 'INVENTS'}]
                              ->() RETURN DISTINCT r.category AS c""")
@@ -142,8 +168,9 @@ def test_invalid_fact_replies_are_rejected_and_retried_on_rerun(store, llm_serve
     path = tmp_path / "three.json"
     path.write_text(json.dumps(chunks))
     # chunk 1: a reply without entities (the client asks once for a repair, then gives up)
-    llm_server.add_rule(match="peat releases", reply={"facts": [{"sentence": "No entities."}]},
-                        times=2)
+    llm_server.add_rule(
+        match="peat releases", reply={"facts": [{"sentence": "No entities."}]}, times=2
+    )
     llm_server.add_rule(match="Extract single-fact sentences", reply=facts_reply)
     llm = make_build_llm(config=llm_server.config(role="builder"))
     cfg = BuildConfig(domain="demo_facts")

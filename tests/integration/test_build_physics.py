@@ -18,9 +18,12 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def physics(store, shared_data):
     raw = shared_data / "perspectivebench" / "raw"
-    result = build_domain(store, BuildConfig(domain="physics"),
-                          chunk_paths=[raw / "physics_chunks.json"],
-                          palette_path=raw / "pyhsic_init_palette.json")
+    result = build_domain(
+        store,
+        BuildConfig(domain="physics"),
+        chunk_paths=[raw / "physics_chunks.json"],
+        palette_path=raw / "pyhsic_init_palette.json",
+    )
     return result
 
 
@@ -36,10 +39,19 @@ def test_build_finishes_with_every_kind_of_node(physics):
     assert s["paths"] > 0 and s["perspectives"] > 0 and s["questions"] > 10
     assert s["evidence"] >= s["questions"]
     stages = {st["stage"]: st for st in physics.stages}
-    assert list(stages) == ["chunks", "facts", "embeddings", "clusters", "concepts", "pairs",
-                            "relations", "paths", "questions", "evidence"]
-    assert stages["embeddings"]["counts"]["facts_embedded"] == s["facts"] + s[
-        "merged_duplicates"]
+    assert list(stages) == [
+        "chunks",
+        "facts",
+        "embeddings",
+        "clusters",
+        "concepts",
+        "pairs",
+        "relations",
+        "paths",
+        "questions",
+        "evidence",
+    ]
+    assert stages["embeddings"]["counts"]["facts_embedded"] == s["facts"] + s["merged_duplicates"]
 
 
 def test_every_question_has_targets_and_distractors_on_one_concept_sequence(store, physics):
@@ -54,8 +66,10 @@ def test_every_question_has_targets_and_distractors_on_one_concept_sequence(stor
                [p IN distractors | p.concept_keys] AS dkeys, [p IN targets | p.hops] AS thops,
                [p IN targets + distractors | p.labels] AS labels""")
     assert len(rows) == physics.summary["questions"]
-    names = [c["name"] for c in store.run_text(
-        "MATCH (c:Concept {domain: 'physics'}) RETURN c.name AS name")]
+    names = [
+        c["name"]
+        for c in store.run_text("MATCH (c:Concept {domain: 'physics'}) RETURN c.name AS name")
+    ]
     assert sorted(r["id"] for r in rows) == list(range(len(rows)))
     for r in rows:
         assert r["tkeys"] and r["dkeys"], f"question {r['id']} lacks a target or distractor"
@@ -93,8 +107,9 @@ def test_group_rules_hold_for_every_concept_sequence(store, physics):
 
 
 def test_graph_follows_the_model_and_records_provenance(store, physics):
-    palette = json.loads(store.run_text(
-        "MATCH (d:Domain {name: 'physics'}) RETURN d.palette AS p")[0]["p"])
+    palette = json.loads(
+        store.run_text("MATCH (d:Domain {name: 'physics'}) RETURN d.palette AS p")[0]["p"]
+    )
     labels = {r["name"] for cat in palette.values() for r in cat["relations"]}
     edges = store.run_text("""
         MATCH (a:Concept {domain: 'physics'})-[r:RELATES]->(b:Concept)
@@ -111,8 +126,10 @@ def test_graph_follows_the_model_and_records_provenance(store, physics):
         RETURN size(f.embedding) AS dim, f.provenance IS NOT NULL AS has_prov,
                EXISTS { (f)-[:FROM]->(:Chunk) } AS has_chunk LIMIT 50""")
     assert all(f["dim"] == 384 and f["has_prov"] and f["has_chunk"] for f in facts)
-    keys = [r["key"] for r in store.run_text(
-        "MATCH (c:Concept {domain: 'physics'}) RETURN c.key AS key")]
+    keys = [
+        r["key"]
+        for r in store.run_text("MATCH (c:Concept {domain: 'physics'}) RETURN c.key AS key")
+    ]
     assert all(re.fullmatch(r"topic_\d+", k) for k in keys)
     probs = store.run_text("""
         MATCH (:Fact)-[r:IN_CONCEPT]->(:Concept {domain: 'physics'})
@@ -122,16 +139,18 @@ def test_graph_follows_the_model_and_records_provenance(store, physics):
         MATCH (:Fact)-[r:IN_CONCEPT]->(:Concept {domain: 'physics'}) RETURN r.provenance AS p
         LIMIT 1""")[0]["p"]
     assert json.loads(edge_prov)["stage"] == "clusters"
-    run = store.run_text("MATCH (r:Run {uid: $u}) RETURN r.status AS s, r.kind AS k",
-                         u=physics.run)[0]
+    run = store.run_text(
+        "MATCH (r:Run {uid: $u}) RETURN r.status AS s, r.kind AS k", u=physics.run
+    )[0]
     assert run == {"s": "done", "k": "build"}
 
 
 def test_rerun_resumes_without_redoing_anything(store, physics, shared_data):
     before = store.node_counts()
     raw = shared_data / "perspectivebench" / "raw"
-    again = build_domain(store, BuildConfig(domain="physics"),
-                         chunk_paths=[raw / "physics_chunks.json"])
+    again = build_domain(
+        store, BuildConfig(domain="physics"), chunk_paths=[raw / "physics_chunks.json"]
+    )
     stages = {s["stage"]: s for s in again.stages}
     for name in ("facts", "concepts", "relations", "questions", "evidence"):
         assert stages[name]["resumed"] == stages[name]["items"] > 0, name

@@ -14,8 +14,11 @@ pytestmark = pytest.mark.integration
 
 def _kg(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "kg.cli.main", *args], capture_output=True, text=True,
-        env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=300,
+        [sys.executable, "-m", "kg.cli.main", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        timeout=300,
     )
 
 
@@ -29,12 +32,14 @@ def test_gds_is_loaded(store):
 def test_graphdatascience_client_runs_algorithms(store):
     """The official Python GDS client works against this server through the store's driver."""
     store.run_text(
-        "UNWIND range(0, 5) AS i CREATE (:Concept {uid: 'gds-' + i, domain: 'gds-test'})")
+        "UNWIND range(0, 5) AS i CREATE (:Concept {uid: 'gds-' + i, domain: 'gds-test'})"
+    )
     store.run_text(
         "MATCH (a:Concept {domain: 'gds-test'}), (b:Concept {domain: 'gds-test'}) "
         "WHERE a.uid IN ['gds-0', 'gds-1', 'gds-3'] AND b.uid = CASE a.uid "
         "WHEN 'gds-0' THEN 'gds-1' WHEN 'gds-1' THEN 'gds-2' ELSE 'gds-4' END "
-        "CREATE (a)-[:RELATES {label: 'CAUSES'}]->(b)")
+        "CREATE (a)-[:RELATES {label: 'CAUSES'}]->(b)"
+    )
     gds = store.gds()
     assert str(gds.server_version()).startswith("2.13.")
     graph, _ = gds.graph.project.native("core-test-graph", "Concept", "RELATES")
@@ -113,14 +118,20 @@ def test_server_dying_at_start_is_reported(neo4j_settings, tmp_path):
             s.bind(("127.0.0.1", 0))
             ports.append(s.getsockname()[1])
     broken = get_settings(
-        bolt_port=ports[0], http_port=ports[1], jvm_options="-XX:MaxRAM=lots",
-        server_home=tmp_path / "home", config_dir=tmp_path / "cfg",
+        bolt_port=ports[0],
+        http_port=ports[1],
+        jvm_options="-XX:MaxRAM=lots",
+        server_home=tmp_path / "home",
+        config_dir=tmp_path / "cfg",
         cache_dir=neo4j_settings.cache_dir,
     )
     with pytest.raises(ServerError, match="died while starting") as err:
         process.start(broken)
     assert "MaxRAM" in err.value.log_tail
     assert process.status(broken).state is process.State.CRASHED
-    result = _kg("db", "status", env={"KG_BOLT_PORT": str(ports[0]),
-                                      "KG_SERVER_HOME": str(tmp_path / "home")})
+    result = _kg(
+        "db",
+        "status",
+        env={"KG_BOLT_PORT": str(ports[0]), "KG_SERVER_HOME": str(tmp_path / "home")},
+    )
     assert result.returncode == 3 and "crashed" in result.stdout + result.stderr

@@ -9,11 +9,22 @@ pytestmark = pytest.mark.integration
 
 
 def test_eval_listing_ignores_build_and_perspectra_runs(store):
-    store.query("pipeline/run_start", uid="build-1", domain="d", models=["offline"], config="{}",
-                prompt_hashes=[], version="t", stages=["chunks"])
-    store.query("perspectra/merge_run", uid="pp-1",
-                props={"kind": "perspectra", "roles": "not-a-map", "status": "done"},
-                started_at="2026-01-01T00:00:00Z")
+    store.query(
+        "pipeline/run_start",
+        uid="build-1",
+        domain="d",
+        models=["offline"],
+        config="{}",
+        prompt_hashes=[],
+        version="t",
+        stages=["chunks"],
+    )
+    store.query(
+        "perspectra/merge_run",
+        uid="pp-1",
+        props={"kind": "perspectra", "roles": "not-a-map", "status": "done"},
+        started_at="2026-01-01T00:00:00Z",
+    )
     assert list_runs(store) == []
     for uid, kind in (("build-1", "build"), ("pp-1", "perspectra")):
         with pytest.raises(Exception, match=f"run '{uid}' is a {kind} run, not an evaluation"):

@@ -40,16 +40,30 @@ def model(llm_server, monkeypatch, tmp_path):
     add_eval_model(llm_server)
 
     def cfg(role: str, **kw):
-        values = {"role": role, "api_key_env": "EVAL_TEST_KEY", "cache": True,
-                  "cache_path": tmp_path / "cache.sqlite", "concurrency": 4, **kw}
+        values = {
+            "role": role,
+            "api_key_env": "EVAL_TEST_KEY",
+            "cache": True,
+            "cache_path": tmp_path / "cache.sqlite",
+            "concurrency": 4,
+            **kw,
+        }
         return llm_server.config(**values)
+
     return cfg
 
 
 def spec(model, **kw) -> RunSpec:
-    values = {"kind": "eval", "responder": "llm", "responder_llm": model("responder"),
-              "judge": "llm", "judge_llm": model("judge", model="judge-model"),
-              "domains": ["physics"], "limit": 6, "setting": Setting.oracle}
+    values = {
+        "kind": "eval",
+        "responder": "llm",
+        "responder_llm": model("responder"),
+        "judge": "llm",
+        "judge_llm": model("judge", model="judge-model"),
+        "domains": ["physics"],
+        "limit": 6,
+        "setting": Setting.oracle,
+    }
     values.update(kw)
     return RunSpec(**values)
 
@@ -57,8 +71,10 @@ def spec(model, **kw) -> RunSpec:
 def test_llm_run_end_to_end(bench, llm_server, model):
     summary = execute(bench, spec(model, run_id="llm-oracle"))
     assert summary.status == "completed" and summary.completed == 6, summary.errors
-    kinds = {m: len(llm_server.requests_matching(m)) for m in
-             (ANSWER_MARKER, PATHS_MARKER, FAITH_MARKER, RELEVANCY_MARKER)}
+    kinds = {
+        m: len(llm_server.requests_matching(m))
+        for m in (ANSWER_MARKER, PATHS_MARKER, FAITH_MARKER, RELEVANCY_MARKER)
+    }
     assert kinds == {ANSWER_MARKER: 6, PATHS_MARKER: 6, FAITH_MARKER: 6, RELEVANCY_MARKER: 6}
     # Oracle: the focused evidence is in the answer prompt; the judge sees no target marker
     answer_req = llm_server.requests_matching(ANSWER_MARKER)[0]
@@ -73,14 +89,23 @@ def test_llm_run_end_to_end(bench, llm_server, model):
         assert 0 <= s.precision <= 1 and s.faithfulness == 0.5 and s.n_claims == 2
         assert s.tokens_source == "usage" and s.tokens > 0
         assert s.relevancy is not None and s.relevancy_method == "llm-questions"
-    assert set(run["prompt_hashes"]) >= {"eval/answer_system", "eval/judge_paths",
-                                         "eval/judge_faithfulness", "llm/repair"}
+    assert set(run["prompt_hashes"]) >= {
+        "eval/answer_system",
+        "eval/judge_paths",
+        "eval/judge_faithfulness",
+        "llm/repair",
+    }
     assert run["calls"] == 24 and run["tokens_in"] > 0 and run["tokens_out"] > 0
-    stored = json.dumps(bench.run_text("MATCH (n) WHERE n:Run OR n:Answer OR n:Verdict "
-                                       "OR n:Claim RETURN properties(n) AS p"), default=str)
+    stored = json.dumps(
+        bench.run_text(
+            "MATCH (n) WHERE n:Run OR n:Answer OR n:Verdict OR n:Claim RETURN properties(n) AS p"
+        ),
+        default=str,
+    )
     assert SECRET not in stored and "EVAL_TEST_KEY" in stored  # the env var name only
-    n_claims = bench.run_text("MATCH (c:Claim {run: 'llm-oracle'})-[:SUPPORTED_BY]->(f:Fact) "
-                              "RETURN count(c) AS n")[0]["n"]
+    n_claims = bench.run_text(
+        "MATCH (c:Claim {run: 'llm-oracle'})-[:SUPPORTED_BY]->(f:Fact) RETURN count(c) AS n"
+    )[0]["n"]
     assert n_claims == 6
 
 
@@ -95,8 +120,17 @@ def test_warm_cache_rerun_makes_no_calls(bench, llm_server, model):
 def test_rejudge_stored_answers_and_agreement(bench, llm_server, model):
     execute(bench, spec(model, run_id="src", judge="embedding", judge_llm=None))
     answers_before = len(llm_server.requests_matching(ANSWER_MARKER))
-    j = execute(bench, RunSpec(kind="judge", source_run="src", run_id="src-llm-judge",
-                               judge="llm", judge_llm=model("judge"), relevancy_n=0))
+    j = execute(
+        bench,
+        RunSpec(
+            kind="judge",
+            source_run="src",
+            run_id="src-llm-judge",
+            judge="llm",
+            judge_llm=model("judge"),
+            relevancy_n=0,
+        ),
+    )
     assert j.status == "completed" and j.completed == 6
     assert len(llm_server.requests_matching(ANSWER_MARKER)) == answers_before  # not re-asked
     assert bench.node_counts()["Answer"] >= 6
@@ -125,8 +159,12 @@ def test_settings_and_strategies_build_prompts(bench, llm_server, model):
                 assert len(docs) <= len(q.evidence) + 3
             else:  # RAG: Noisy's document count from the question's domain
                 assert len(docs) == len(q.evidence) + 3
-    assert bench.run_text("MATCH (f:Fact {domain: 'physics'}) WHERE f.embedding IS NULL "
-                          "RETURN count(f) AS n")[0]["n"] == 0  # dense RAG embedded them
+    assert (
+        bench.run_text(
+            "MATCH (f:Fact {domain: 'physics'}) WHERE f.embedding IS NULL RETURN count(f) AS n"
+        )[0]["n"]
+        == 0
+    )  # dense RAG embedded them
     # --gt full: the evidence first, then every other fact of the question's concepts
     from evaluation.contexts import ground_truth
     from evaluation.models import GroundTruth
@@ -140,8 +178,17 @@ def test_settings_and_strategies_build_prompts(bench, llm_server, model):
     a = build_contexts(bench, qs, ContextOptions(Setting.noisy, seed=7))
     b = build_contexts(bench, qs, ContextOptions(Setting.noisy, seed=7))
     assert a == b
-    execute(bench, spec(model, run_id="neg", strategy=Strategy.negative,
-                        setting=Setting.rag_bm25, limit=1, relevancy_n=0))
+    execute(
+        bench,
+        spec(
+            model,
+            run_id="neg",
+            strategy=Strategy.negative,
+            setting=Setting.rag_bm25,
+            limit=1,
+            relevancy_n=0,
+        ),
+    )
     text = llm_server.requests_matching(ANSWER_MARKER)[-1].text
     assert "Leave out every other perspective" in text and "Reference documents" in text
 
@@ -149,15 +196,25 @@ def test_settings_and_strategies_build_prompts(bench, llm_server, model):
 def test_judge_reply_missing_paths_fails_the_question_cleanly(bench, llm_server, model):
     llm_server.reset()
     # this judge always forgets path P1, even after the repair request
-    llm_server.add_rule(match=PATHS_MARKER, reply=lambda body: {"verdicts": [
-        v for v in scripted_path_verdicts(body)["verdicts"] if v["path_id"] != "P1"]})
+    llm_server.add_rule(
+        match=PATHS_MARKER,
+        reply=lambda body: {
+            "verdicts": [
+                v for v in scripted_path_verdicts(body)["verdicts"] if v["path_id"] != "P1"
+            ]
+        },
+    )
     add_eval_model(llm_server)
     s = execute(bench, spec(model, run_id="missing", limit=2, relevancy_n=0))
     assert s.status == "incomplete" and s.failed == 2 and s.completed == 0
     assert "P1" in s.errors[0] and "physics#" in s.errors[0]
     assert len(llm_server.requests_matching("could not be used")) == 2  # one repair each
-    assert bench.run_text("MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: 'missing'}) "
-                          "RETURN count(a) AS n")[0]["n"] == 0  # nothing half-written
+    assert (
+        bench.run_text("MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: 'missing'}) RETURN count(a) AS n")[
+            0
+        ]["n"]
+        == 0
+    )  # nothing half-written
     run = get_run(bench, "missing")
     assert run["status"] == "incomplete" and run["failed"] == 2 and run["errors"]
 
@@ -167,8 +224,10 @@ def test_rejected_and_duplicate_verdicts_are_counted(bench, llm_server, model):
 
     def noisy_judge(body):
         verdicts = scripted_path_verdicts(body)["verdicts"]
-        extra = [{"path_id": "P99", "present": True, "reason": "no such path"},
-                 {**verdicts[0], "present": not verdicts[0]["present"]}]
+        extra = [
+            {"path_id": "P99", "present": True, "reason": "no such path"},
+            {**verdicts[0], "present": not verdicts[0]["present"]},
+        ]
         return {"verdicts": verdicts + extra}
 
     llm_server.add_rule(match=PATHS_MARKER, reply=noisy_judge)
@@ -182,15 +241,23 @@ def test_max_cost_stops_the_run_and_a_rerun_resumes(bench, llm_server, model):
     from kg.llm import Price
 
     prices = {"test-model": Price(input_per_mtok=1000.0, output_per_mtok=1000.0)}
-    cheap = spec(model, run_id="budget", limit=6, relevancy_n=0, judge="embedding",
-                 judge_llm=None, responder_llm=model("responder", prices=prices, max_cost=0.5,
-                                                     concurrency=1), workers=1)
+    cheap = spec(
+        model,
+        run_id="budget",
+        limit=6,
+        relevancy_n=0,
+        judge="embedding",
+        judge_llm=None,
+        responder_llm=model("responder", prices=prices, max_cost=0.5, concurrency=1),
+        workers=1,
+    )
     s = execute(bench, cheap)
     assert s.status == "stopped" and "max-cost" in s.errors[0]
     assert 0 < s.completed < 6
     assert get_run(bench, "budget")["status"] == "stopped"
-    more = cheap.model_copy(update={"responder_llm": model("responder", prices=prices,
-                                                           max_cost=100.0)})
+    more = cheap.model_copy(
+        update={"responder_llm": model("responder", prices=prices, max_cost=100.0)}
+    )
     again = execute(bench, more)
     assert again.status == "completed" and again.done_before == s.completed
     assert again.completed == 6 - s.completed

@@ -27,8 +27,9 @@ def demo(store, shared_data):
 
 
 def _run(store, responder, **kw):
-    spec = RunSpec(kind="eval", responder=responder, judge="embedding",
-                   setting=Setting.oracle, **kw)
+    spec = RunSpec(
+        kind="eval", responder=responder, judge="embedding", setting=Setting.oracle, **kw
+    )
     return execute(store, spec)
 
 
@@ -86,8 +87,9 @@ def test_report_exports_and_plots(demo, tmp_path):
     assert {"pas_by_hop.png", "precision_recall.png"} <= names
     hop = json.loads((tmp_path / "cover_by_hop.json").read_text())
     overall = next(r for r in hop["rows"] if r["hop"] == "Overall")
-    assert overall["PRec"]["mean"] == 100.0 and overall["PAS"]["mean"] == pytest.approx(66.667,
-                                                                                         abs=0.01)
+    assert overall["PRec"]["mean"] == 100.0 and overall["PAS"]["mean"] == pytest.approx(
+        66.667, abs=0.01
+    )
     md = rep.markdown()
     assert "Offline baseline(s)" in md and "by theme" in md and "Operation" in md
     assert (tmp_path / "pas_by_hop.png").read_bytes()[:4] == b"\x89PNG"
@@ -128,9 +130,11 @@ def test_question_without_targets_is_refused_and_nothing_written(demo):
         skipped = _run(demo, "cover-all", run_id="skip", skip_invalid=True)
         assert skipped.skipped_invalid == 1 and skipped.completed == 1
     finally:
-        demo.run_text("MATCH (q:Question {id: 1, domain: 'demo'}), (p:Path {signature: "
-                      "'topic_0 -- MONITORS --> topic_1', domain: 'demo'}) "
-                      "MERGE (q)-[:TARGET {name: 'path_1', pos: 1}]->(p)")
+        demo.run_text(
+            "MATCH (q:Question {id: 1, domain: 'demo'}), (p:Path {signature: "
+            "'topic_0 -- MONITORS --> topic_1', domain: 'demo'}) "
+            "MERGE (q)-[:TARGET {name: 'path_1', pos: 1}]->(p)"
+        )
 
 
 def test_cli_commands(demo, tmp_path):

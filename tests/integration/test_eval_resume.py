@@ -25,23 +25,54 @@ def bench(store, shared_data):
 
 
 def _cmd(base_url: str) -> list[str]:
-    return [sys.executable, "-m", "kg.cli.main", "eval", "run", "--model", "test-model",
-            "--base-url", base_url, "--judge", "judge-model", "--domain", "physics",
-            "--limit", str(N), "--concurrency", "1", "--no-cache", "--relevancy-n", "0",
-            "--run-id", "resume-me", "--setting", "oracle"]
+    return [
+        sys.executable,
+        "-m",
+        "kg.cli.main",
+        "eval",
+        "run",
+        "--model",
+        "test-model",
+        "--base-url",
+        base_url,
+        "--judge",
+        "judge-model",
+        "--domain",
+        "physics",
+        "--limit",
+        str(N),
+        "--concurrency",
+        "1",
+        "--no-cache",
+        "--relevancy-n",
+        "0",
+        "--run-id",
+        "resume-me",
+        "--setting",
+        "oracle",
+    ]
 
 
 def _judged(store) -> int:
-    return store.run_text("MATCH (:Answer)-[:JUDGED_IN]->(:Run {uid: 'resume-me'}) "
-                          "RETURN count(*) AS n")[0]["n"]
+    return store.run_text(
+        "MATCH (:Answer)-[:JUDGED_IN]->(:Run {uid: 'resume-me'}) RETURN count(*) AS n"
+    )[0]["n"]
 
 
 def test_kill_9_then_resume(bench, llm_server, tmp_path):
     add_eval_model(llm_server, delay=0.4)
-    env = {**os.environ, "XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME", "") or
-           str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen(_cmd(llm_server.base_url), env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    env = {
+        **os.environ,
+        "XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME", "") or str(tmp_path / "cache"),
+        "HF_HUB_OFFLINE": "1",
+    }
+    proc = subprocess.Popen(
+        _cmd(llm_server.base_url),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         deadline = time.time() + 180
         while _judged(bench) == 0:
@@ -61,18 +92,21 @@ def test_kill_9_then_resume(bench, llm_server, tmp_path):
 
     llm_server.reset()
     add_eval_model(llm_server)
-    out = subprocess.run(_cmd(llm_server.base_url), env=env, capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run(
+        _cmd(llm_server.base_url), env=env, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    assert f"{N - done_at_kill} question(s) judged now, {done_at_kill} before" in \
-        " ".join(out.stdout.split())
+    assert f"{N - done_at_kill} question(s) judged now, {done_at_kill} before" in " ".join(
+        out.stdout.split()
+    )
     # the responder was asked only for the questions that were not finished
     assert len(llm_server.requests_matching(ANSWER_MARKER)) == N - done_at_kill
 
     rows = bench.run_text(
         "MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: 'resume-me'}) MATCH (a)-[:FOR]->(q) "
         "RETURN q.uid AS q, count(a) AS answers, COUNT { (:Verdict)-[:OF]->(a) } AS verdicts, "
-        "COUNT { (q)-[:TARGET|DISTRACTOR]->() } AS paths, COUNT { (a)-[:JUDGED_IN]->() } AS j")
+        "COUNT { (q)-[:TARGET|DISTRACTOR]->() } AS paths, COUNT { (a)-[:JUDGED_IN]->() } AS j"
+    )
     assert len(rows) == N
     assert all(r["answers"] == 1 and r["j"] == 1 for r in rows)
     assert all(r["verdicts"] == r["paths"] for r in rows)  # no duplicate, none missing

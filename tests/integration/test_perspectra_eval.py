@@ -29,8 +29,11 @@ N = 24
 
 @pytest.fixture(scope="module")
 def cli(store):
-    env = {"KG_NEO4J_URI": store.settings.bolt_uri, "KG_NEO4J_USER": store.settings.neo4j_user,
-           "KG_NEO4J_PASSWORD": _password(store.settings)}
+    env = {
+        "KG_NEO4J_URI": store.settings.bolt_uri,
+        "KG_NEO4J_USER": store.settings.neo4j_user,
+        "KG_NEO4J_PASSWORD": _password(store.settings),
+    }
     runner = CliRunner()
 
     def run(*args: str) -> str:
@@ -56,7 +59,9 @@ def test_builds_stored_with_provenance(store, builds) -> None:
     got = store.run_text(
         "MATCH (i:TaskItem {build: $b})-[inc:INCLUDES]->(e:Expansion)-[:EXPANDS]->(o:Opinion) "
         "RETURN i.index AS index, inc.pos AS pos, o.uid AS opinion, i.expansion_opinions AS eo "
-        "ORDER BY index, pos", b=builds["t1"])
+        "ORDER BY index, pos",
+        b=builds["t1"],
+    )
     for r in got:
         assert r["eo"][r["pos"]] == r["opinion"]
 
@@ -76,18 +81,26 @@ def _scripted(items, task):
         if task == "t1":
             return str(int(item.gold) + 1)
         if task == "t2":
-            return next(x for x in LETTERS[:len(item.options)] if x != item.gold)
+            return next(x for x in LETTERS[: len(item.options)] if x != item.gold)
         return "con" if item.gold == "pro" else "pro"
 
     def reply(body):
         prompt = body["messages"][-1]["content"]
         # the item whose text and options the prompt shows (t2 items may share an expansion)
-        item = next(i for i in items if i.text in prompt
-                    and all(f"{LETTERS[k]}. {o}" in prompt for k, o in enumerate(i.options)))
+        item = next(
+            i
+            for i in items
+            if i.text in prompt
+            and all(f"{LETTERS[k]}. {o}" in prompt for k, o in enumerate(i.options))
+        )
         key = {"t1": "count", "t2": "answer", "t3": "stance"}[task]
         value = int(item.gold) if task == "t1" else item.gold
-        return ["I would say a few of them, maybe.", json.dumps({key: value}), item.gold,
-                wrong(item)][item.index % 4]
+        return [
+            "I would say a few of them, maybe.",
+            json.dumps({key: value}),
+            item.gold,
+            wrong(item),
+        ][item.index % 4]
 
     return reply
 
@@ -105,16 +118,28 @@ def test_eval_over_http_strict_parsing_and_resume(store, builds, llm_server, tas
     if task == "t1":
         assert s["over_split"] == pytest.approx(0.25) and s["under_count"] == 0
         assert s["nie"] == pytest.approx(
-            sum(1 if i.index % 4 in (1, 2) else (1 / (1 + 1 / int(i.gold)) if i.index % 4 == 3
-                                                  else 0) for i in items) / N)
+            sum(
+                1
+                if i.index % 4 in (1, 2)
+                else (1 / (1 + 1 / int(i.gold)) if i.index % 4 == 3 else 0)
+                for i in items
+            )
+            / N
+        )
     run = store.run_text("MATCH (r:Run {uid: $u}) RETURN r {.*} AS r", u=out.spec.uid)[0]["r"]
     assert (run["status"], run["setting"], run["answered"], run["models"]) == (
-        "done", task, N, [f"scripted-{task}"])
+        "done",
+        task,
+        N,
+        [f"scripted-{task}"],
+    )
     assert json.loads(run["metrics"])["accuracy"] == pytest.approx(0.5)
     assert run["tokens_in"] > 0 and "api_key" not in run["config"]
     answers = store.run_text(
         "MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: $u}), (a)-[:FOR]->(i:TaskItem) "
-        "RETURN i.index AS index, a.valid AS valid, a.correct AS correct", u=out.spec.uid)
+        "RETURN i.index AS index, a.valid AS valid, a.correct AS correct",
+        u=out.spec.uid,
+    )
     assert len(answers) == N
     assert all(a["valid"] == (a["index"] % 4 != 0) for a in answers)
     again = evaluate(store, client, items, task, builds[task])
@@ -140,8 +165,9 @@ def test_baselines_and_report(store, builds, tmp_path: Path) -> None:
     results = {}
     for task, build in builds.items():
         items = load_items(store, build)
-        results[task] = run_baseline(store, task, build, items, corpus, emb.encode,
-                                     emb.model_name, make_items=build_items)
+        results[task] = run_baseline(
+            store, task, build, items, corpus, emb.encode, emb.model_name, make_items=build_items
+        )
     assert results["t1"].spec.model == "baseline:agglomerative"
     assert 0.05 <= results["t1"].config["threshold"] <= 1.2
     assert results["t1"].config["dev_items"] > 0
@@ -155,8 +181,12 @@ def test_baselines_and_report(store, builds, tmp_path: Path) -> None:
     assert "baseline:most-similar" in labels and "scripted-t2" in labels
     paths = write_report(tmp_path, rows)
     names = {p.name for p in paths}
-    assert {"perspectra_t1.csv", "perspectra_t2.md", "perspectra_t3.json",
-            "perspectra_accuracy.png"} <= names
+    assert {
+        "perspectra_t1.csv",
+        "perspectra_t2.md",
+        "perspectra_t3.json",
+        "perspectra_accuracy.png",
+    } <= names
     md = (tmp_path / "perspectra_t1.md").read_text(encoding="utf-8")
     assert "baseline:agglomerative" in md and "NIE" in md and "[" in md  # CI brackets
 

@@ -17,8 +17,14 @@ from kg import ids as uids
 pytestmark = pytest.mark.integration
 
 BAD = Path(__file__).resolve().parents[1] / "data" / "perspectra_malformed"
-EXPECTED = {"topics": 100, "opinions": 762, "comments": 2436, "expansions": 3810,
-            "matches": 3810, "styled_on": 3810}
+EXPECTED = {
+    "topics": 100,
+    "opinions": 762,
+    "comments": 2436,
+    "expansions": 3810,
+    "matches": 3810,
+    "styled_on": 3810,
+}
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +57,9 @@ def test_expansion_i_styled_on_comment_i_as_given(store, release, imported) -> N
         "MATCH (o:Opinion {uid: $uid})<-[:EXPANDS]-(e:Expansion)-[s:STYLED_ON]->(c:Comment) "
         "MATCH (o)-[m:MATCHED {rank: s.rank}]->(c) "
         "RETURN s.rank AS rank, e.text AS expansion, c.text AS comment, o.stance AS stance "
-        "ORDER BY rank", uid=o_uid)
+        "ORDER BY rank",
+        uid=o_uid,
+    )
     assert [r["rank"] for r in got] == [1, 2, 3, 4, 5]
     assert [r["expansion"] for r in got] == op["expanded"]
     assert [r["comment"] for r in got] == op["top5_matches"]
@@ -59,16 +67,19 @@ def test_expansion_i_styled_on_comment_i_as_given(store, release, imported) -> N
 
 
 def test_one_comment_node_per_distinct_text(store, imported) -> None:
-    top = store.run_text("MATCH (c:Comment)<-[:MATCHED]-(o:Opinion) "
-                         "RETURN c.uid AS uid, count(*) AS slots, count(DISTINCT o) AS opinions "
-                         "ORDER BY slots DESC LIMIT 1")
+    top = store.run_text(
+        "MATCH (c:Comment)<-[:MATCHED]-(o:Opinion) "
+        "RETURN c.uid AS uid, count(*) AS slots, count(DISTINCT o) AS opinions "
+        "ORDER BY slots DESC LIMIT 1"
+    )
     # the most reused comment fills 24 match slots, several of them repeated within one
     # opinion's top 5 (the release repeats it up to 5 times): one MATCHED edge per rank
     assert (top[0]["slots"], top[0]["opinions"]) == (24, 6)
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in BAD.glob("*.json")
-                                        if not p.name.startswith("kialo")))
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in BAD.glob("*.json") if not p.name.startswith("kialo"))
+)
 def test_malformed_release_changes_nothing(store, imported, name: str) -> None:
     before = store.node_counts()
     with pytest.raises(PerspectraInputError):
@@ -80,10 +91,20 @@ def test_failed_batch_rolls_back_the_whole_import(store, imported) -> None:
     """A row whose endpoint is missing aborts the transaction: the new topic is not kept."""
     before = graph_counts(store)
     rows = ImportRows(
-        topics=[TopicRow(uid=uids.topic_uid("Brand new topic"), text="Brand new topic",
-                         source="test")],
-        expansions=[ExpansionRow(uid="x" * 24, opinion_uid="missing", comment_uid="missing",
-                                 rank=1, text="t", generator="g", source="test")],
+        topics=[
+            TopicRow(uid=uids.topic_uid("Brand new topic"), text="Brand new topic", source="test")
+        ],
+        expansions=[
+            ExpansionRow(
+                uid="x" * 24,
+                opinion_uid="missing",
+                comment_uid="missing",
+                rank=1,
+                text="t",
+                generator="g",
+                source="test",
+            )
+        ],
     )
     with pytest.raises(IncompleteWrite, match="nothing written"):
         write_import(store, rows)

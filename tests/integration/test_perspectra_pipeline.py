@@ -37,16 +37,21 @@ def loaded(store):
 def test_kialo_and_reddit_in_the_graph(store, loaded) -> None:
     c = graph_counts(store)
     assert (c["topics"], c["opinions"], c["comments"], c["candidates"]) == (3, 14, 12, 12)
-    got = store.run_text("MATCH (c:Comment {author: 'teacher_tom'})-[:CANDIDATE_FOR]->(t) "
-                         "RETURN c.score AS score, c.thread AS thread, t.text AS topic")
-    assert got == [{"score": 47, "thread": "t3_b1",
-                    "topic": "Homework should be banned in primary schools."}]
+    got = store.run_text(
+        "MATCH (c:Comment {author: 'teacher_tom'})-[:CANDIDATE_FOR]->(t) "
+        "RETURN c.score AS score, c.thread AS thread, t.text AS topic"
+    )
+    assert got == [
+        {"score": 47, "thread": "t3_b1", "topic": "Homework should be banned in primary schools."}
+    ]
 
 
 def test_bad_kialo_and_reddit_files_write_nothing(store, loaded) -> None:
     before = store.node_counts()
-    for name, load in [("kialo_duplicate_opinion.jsonl", kialo_rows),
-                       ("reddit_bad_score.jsonl", lambda p: reddit_rows(p)[0])]:
+    for name, load in [
+        ("kialo_duplicate_opinion.jsonl", kialo_rows),
+        ("reddit_bad_score.jsonl", lambda p: reddit_rows(p)[0]),
+    ]:
         with pytest.raises(PerspectraInputError):
             write_import(store, load(BAD / name))
     assert store.node_counts() == before
@@ -61,7 +66,8 @@ def test_match_top5_by_cosine_with_real_embeddings(store, loaded) -> None:
         "MATCH (t:DebateTopic)-[:HAS_OPINION]->(o:Opinion)-[m:MATCHED]->(c:Comment) "
         "MATCH (c)-[:CANDIDATE_FOR]->(t) "
         "RETURN o.uid AS o, o.text AS text, m.rank AS rank, m.cosine AS cos, c.text AS comment "
-        "ORDER BY o, rank")
+        "ORDER BY o, rank"
+    )
     assert len(rows) == 56  # every match is a candidate of the opinion's own topic
     by_op: dict[str, list[dict]] = {}
     for r in rows:
@@ -88,8 +94,10 @@ def test_expansions_with_resume_and_counted_failures(store, loaded, llm_server) 
     assert graph_counts(store)["matches"] == 56
     llm_server.add_rule(match="Homework shows parents", status=500)  # always fails
     llm_server.add_rule(match="Crowding would get worse", reply="   ")  # empty reply
-    llm_server.add_rule(match="Original argument:", reply=lambda body: (
-        f'"Honestly, {_opinion_of(body["messages"][0]["content"]).lower()} lol"'))
+    llm_server.add_rule(
+        match="Original argument:",
+        reply=lambda body: f'"Honestly, {_opinion_of(body["messages"][0]["content"]).lower()} lol"',
+    )
     client = LLMClient(llm_server.config(role="builder", max_retries=0, model="expander-1"))
     first = expand(store, client, limit=20)
     assert first.pending == 20 == first.written + first.failed + first.empty
@@ -101,20 +109,25 @@ def test_expansions_with_resume_and_counted_failures(store, loaded, llm_server) 
     got = store.run_text(
         "MATCH (e:Expansion {generator: 'expander-1'})-[:EXPANDS]->(o:Opinion), "
         "(e)-[s:STYLED_ON]->(c:Comment)<-[m:MATCHED {rank: s.rank}]-(o) "
-        "RETURN e.text AS text, o.text AS opinion, e.prompt_hash AS ph")
+        "RETURN e.text AS text, o.text AS opinion, e.prompt_hash AS ph"
+    )
     assert len(got) == 48
-    assert all(r["text"].startswith("Honestly, ") and not r["text"].startswith('"')
-               for r in got)
+    assert all(r["text"].startswith("Honestly, ") and not r["text"].startswith('"') for r in got)
     assert {r["ph"] for r in got} == {client.ledger.records[0].prompt_hash}
     # the next run asks only for the 8 missing slots
     assert len(pending_slots(store, "expander-1")) == 8
 
 
-def test_rerun_after_loss_is_served_from_the_response_cache(store, loaded, llm_server,
-                                                             tmp_path: Path) -> None:
+def test_rerun_after_loss_is_served_from_the_response_cache(
+    store, loaded, llm_server, tmp_path: Path
+) -> None:
     llm_server.add_rule(match="Original argument:", reply="Honestly, this is the point.")
-    cfg = llm_server.config(role="builder", model="cached-expander", cache=True,
-                            cache_path=tmp_path / "llm-cache.sqlite")
+    cfg = llm_server.config(
+        role="builder",
+        model="cached-expander",
+        cache=True,
+        cache_path=tmp_path / "llm-cache.sqlite",
+    )
     first = expand(store, LLMClient(cfg), limit=4)
     assert (first.written, first.cached, llm_server.calls) == (4, 0, 4)
     store.run_text("MATCH (e:Expansion {generator: 'cached-expander'}) DETACH DELETE e")
@@ -129,10 +142,15 @@ def test_cli_reddit_import_for_unknown_topic_writes_nothing(store, loaded, tmp_p
     from kg.store import _password
 
     dump = tmp_path / "other.jsonl"
-    dump.write_text('{"id": "z1", "author": "someone", "body": "a comment with enough words '
-                    'in it", "score": 3, "link_id": "t3_z", "topic": "Not a topic we have"}\n')
-    env = {"KG_NEO4J_URI": store.settings.bolt_uri, "KG_NEO4J_USER": store.settings.neo4j_user,
-           "KG_NEO4J_PASSWORD": _password(store.settings)}
+    dump.write_text(
+        '{"id": "z1", "author": "someone", "body": "a comment with enough words '
+        'in it", "score": 3, "link_id": "t3_z", "topic": "Not a topic we have"}\n'
+    )
+    env = {
+        "KG_NEO4J_URI": store.settings.bolt_uri,
+        "KG_NEO4J_USER": store.settings.neo4j_user,
+        "KG_NEO4J_PASSWORD": _password(store.settings),
+    }
     before = store.node_counts()
     result = CliRunner().invoke(app, ["perspectra", "import-reddit", str(dump)], env=env)
     assert result.exit_code == 1

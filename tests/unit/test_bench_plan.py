@@ -88,8 +88,9 @@ def test_the_graph_is_canonical_when_it_already_holds_the_concept(tmp_path):
 
 
 def test_palette_sets_edge_categories(tmp_path):
-    plan = build_plan(_lines(tmp_path, json.loads(GOOD.read_text())),
-                      palette={"CONTROLS": "operation"})
+    plan = build_plan(
+        _lines(tmp_path, json.loads(GOOD.read_text())), palette={"CONTROLS": "operation"}
+    )
     cats = {e["label"]: e["category"] for e in plan.edges}
     assert cats == {"CONTROLS": "operation", "MEASURES": None}
 
@@ -101,13 +102,15 @@ def test_one_path_per_domain_and_signature_in_the_sample(shared_data):
     assert len(plan.paths) == len(signatures)
     assert len({p["uid"] for p in plan.paths}) == len(plan.paths)
     assert len(plan.targets) + len(plan.distractors) == sum(
-        len(q.valid_paths) for _, q in result.questions)
+        len(q.valid_paths) for _, q in result.questions
+    )
 
 
 def test_domain_palettes_take_precedence(tmp_path):
-    plan = build_plan(_lines(tmp_path, json.loads(GOOD.read_text())),
-                      palette={"CONTROLS": "generic", "MEASURES": "watching"},
-                      domain_palettes={"ostra": {"CONTROLS": "operation"},
-                                       "other": {"MEASURES": "never"}})
+    plan = build_plan(
+        _lines(tmp_path, json.loads(GOOD.read_text())),
+        palette={"CONTROLS": "generic", "MEASURES": "watching"},
+        domain_palettes={"ostra": {"CONTROLS": "operation"}, "other": {"MEASURES": "never"}},
+    )
     cats = {e["label"]: e["category"] for e in plan.edges}
     assert cats == {"CONTROLS": "operation", "MEASURES": "watching"}

@@ -13,8 +13,11 @@ from kg.queries.stats import StatsRow, _total
 
 
 def test_category_map_reads_the_published_format(shared_data):
-    doc = json.loads((shared_data / "perspectivebench" / "raw" / "pyhsic_init_palette.json")
-                     .read_text(encoding="utf-8"))
+    doc = json.loads(
+        (shared_data / "perspectivebench" / "raw" / "pyhsic_init_palette.json").read_text(
+            encoding="utf-8"
+        )
+    )
     m = parse_palette(doc).category_map()
     assert m["CAUSES"] == "causal_relations"
     assert m["PRECEDES"] == "temporal_procedural_relations"
@@ -36,9 +39,17 @@ def test_lucene_special_characters_are_escaped():
 
 def test_totals_are_question_weighted():
     def row(hop, n, p):
-        return StatsRow(domain="d", hop=hop, questions=n, mean_valid=2, mean_targets=1,
-                        mean_distractors=1, cover_all_precision=p, cover_all_recall=1,
-                        cover_all_pas=2 * p / (1 + p))
+        return StatsRow(
+            domain="d",
+            hop=hop,
+            questions=n,
+            mean_valid=2,
+            mean_targets=1,
+            mean_distractors=1,
+            cover_all_precision=p,
+            cover_all_recall=1,
+            cover_all_pas=2 * p / (1 + p),
+        )
 
     total = _total("d", [row(1, 1, 0.5), row(2, 3, 0.25)])
     assert total.questions == 4 and total.hop == "ALL"

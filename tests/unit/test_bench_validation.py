@@ -29,8 +29,11 @@ EXPECTED = {
     "empty_evidence.jsonl": (1, "focused_evidence", "at least one item"),
     "no_distractor.jsonl": (1, "valid_paths", "no distractor"),
     "duplicate_ids.jsonl": (2, "id", "different content"),
-    "code_topic_words.jsonl": (1, "full_content_pool.topic_1_source.Topic Words",
-                               "not a list of strings"),
+    "code_topic_words.jsonl": (
+        1,
+        "full_content_pool.topic_1_source.Topic Words",
+        "not a list of strings",
+    ),
     "non_utf8.jsonl": (1, "-", "not valid UTF-8"),
     "empty.jsonl": (0, "-", "file is empty"),
 }
@@ -136,8 +139,9 @@ def test_shared_sample_is_valid_and_reproduced(shared_data):
 
 def test_sample_questions_share_56_path_sets(shared_data):
     result = validate_files([shared_data / "perspectivebench" / "sample.jsonl"])
-    sets = {(q.domain, frozenset(p.path.signature for p in q.valid_paths))
-            for _, q in result.questions}
+    sets = {
+        (q.domain, frozenset(p.path.signature for p in q.valid_paths)) for _, q in result.questions
+    }
     assert len(sets) == 56
 
 

@@ -16,8 +16,12 @@ SAMPLES = Path(__file__).resolve().parents[2] / "demo" / "build"
 
 def test_demo_palette_loads_with_categories_and_labels():
     palette = load_palette(SAMPLES / "palette.json")
-    assert set(palette.categories) == {"flow_relations", "causal_relations",
-                                       "structural_relations", "process_relations"}
+    assert set(palette.categories) == {
+        "flow_relations",
+        "causal_relations",
+        "structural_relations",
+        "process_relations",
+    }
     assert palette.category_of("PRECEDES") == "process_relations"
     assert palette.category_of("NOT_THERE") is None
     assert "supplies" in next(r for r in palette.relations() if r.name == "SUPPLIES").text()
@@ -28,16 +32,21 @@ def test_palette_without_wrapper_is_accepted():
     assert palette.labels() == {"CAUSES"}
 
 
-@pytest.mark.parametrize(("doc", "message"), [
-    ({"c": {"relations": [{"name": "causes"}]}}, "c.relations[0].name 'causes'"),
-    ({"c": {"relations": [{"name": "A B"}]}}, "must match"),
-    ({"c": {"relations": []}}, "no relations"),
-    ({"bad cat": {"relations": [{"name": "X"}]}}, "category 'bad cat'"),
-    ({"c": {"relations": [{"description": "no name"}]}}, "field c.relations.0.name"),
-    ({"a": {"relations": [{"name": "X"}]}, "b": {"relations": [{"name": "X"}]}},
-     "already in category 'a'"),
-    ([], "expected an object"),
-])
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ({"c": {"relations": [{"name": "causes"}]}}, "c.relations[0].name 'causes'"),
+        ({"c": {"relations": [{"name": "A B"}]}}, "must match"),
+        ({"c": {"relations": []}}, "no relations"),
+        ({"bad cat": {"relations": [{"name": "X"}]}}, "category 'bad cat'"),
+        ({"c": {"relations": [{"description": "no name"}]}}, "field c.relations.0.name"),
+        (
+            {"a": {"relations": [{"name": "X"}]}, "b": {"relations": [{"name": "X"}]}},
+            "already in category 'a'",
+        ),
+        ([], "expected an object"),
+    ],
+)
 def test_palette_errors_name_the_field(doc, message):
     with pytest.raises(PaletteError, match="demo.json") as err:
         parse_palette(doc, "demo.json")
@@ -61,10 +70,15 @@ def test_demo_chunks_are_in_the_published_format():
 
 def test_chunk_json_error_names_file_line_and_field(tmp_path):
     f = tmp_path / "chunks.json"
-    f.write_text(json.dumps([
-        {"id": 0, "subject": "s", "source": "a.txt", "text": "Fine text."},
-        {"id": 1, "subject": "s", "text": "No source here."},
-    ], indent=2))
+    f.write_text(
+        json.dumps(
+            [
+                {"id": 0, "subject": "s", "source": "a.txt", "text": "Fine text."},
+                {"id": 1, "subject": "s", "text": "No source here."},
+            ],
+            indent=2,
+        )
+    )
     with pytest.raises(ChunkInputError) as err:
         read_chunks([f], "d")
     msg = str(err.value)
@@ -73,8 +87,11 @@ def test_chunk_json_error_names_file_line_and_field(tmp_path):
 
 def test_chunk_json_rejects_duplicate_ids_and_empty_text(tmp_path):
     f = tmp_path / "c.json"
-    f.write_text(json.dumps([{"id": 0, "source": "a", "text": "x y z."},
-                             {"id": 0, "source": "a", "text": "other."}]))
+    f.write_text(
+        json.dumps(
+            [{"id": 0, "source": "a", "text": "x y z."}, {"id": 0, "source": "a", "text": "other."}]
+        )
+    )
     with pytest.raises(ChunkInputError, match="duplicate id '0'"):
         read_chunks([f], "d")
     f.write_text(json.dumps([{"id": 0, "source": "a", "text": "  "}]))

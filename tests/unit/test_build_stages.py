@@ -40,18 +40,36 @@ def test_ctfidf_topic_words_are_distinctive_per_cluster():
 
 
 def _fact(uid, concept, pos, ents, soft):
-    return {"uid": uid, "concept": concept, "positions": [pos], "entities": ents,
-            "soft_keys": list(soft), "soft_probs": list(soft.values())}
+    return {
+        "uid": uid,
+        "concept": concept,
+        "positions": [pos],
+        "entities": ents,
+        "soft_keys": list(soft),
+        "soft_probs": list(soft.values()),
+    }
 
 
 def test_pair_scores_are_set_wise_and_follow_the_published_rules():
     src = "book.txt"
     facts = [
         # topic_0 / topic_1 share 3 entities, 3x3 near fact pairs, and bridge softly both ways
-        *[_fact(f"a{i}", "topic_0", (src, i), ["e1", "e2", "e3"],
-                {"topic_0": 0.9, "topic_1": 0.2}) for i in range(3)],
-        *[_fact(f"b{i}", "topic_1", (src, i + 2), ["e1", "e2", "e3"],
-                {"topic_1": 0.9, "topic_0": 0.2}) for i in range(2)],
+        *[
+            _fact(
+                f"a{i}", "topic_0", (src, i), ["e1", "e2", "e3"], {"topic_0": 0.9, "topic_1": 0.2}
+            )
+            for i in range(3)
+        ],
+        *[
+            _fact(
+                f"b{i}",
+                "topic_1",
+                (src, i + 2),
+                ["e1", "e2", "e3"],
+                {"topic_1": 0.9, "topic_0": 0.2},
+            )
+            for i in range(2)
+        ],
         *[_fact("b2", "topic_1", (src, 4), ["e3"], {"topic_1": 0.9, "topic_0": 0.3})],
         # topic_2 shares one entity with topic_0, far away in another source
         _fact("c0", "topic_2", ("other.txt", 50), ["e1"], {"topic_2": 1.0}),
@@ -85,20 +103,33 @@ def test_offline_choices_keep_the_best_relations_within_the_margin():
 
 @pytest.fixture
 def palette():
-    return parse_palette({"causal": {"relations": [{"name": "CAUSES"}, {"name": "REDUCES"}]},
-                          "order": {"relations": [{"name": "PRECEDES"}]}})
+    return parse_palette(
+        {
+            "causal": {"relations": [{"name": "CAUSES"}, {"name": "REDUCES"}]},
+            "order": {"relations": [{"name": "PRECEDES"}]},
+        }
+    )
 
 
-@pytest.mark.parametrize(("item", "reason"), [
-    (RelationItem(source="topic_1", target="topic_1", label="CAUSES", reason="r"), "self_loop"),
-    (RelationItem(source="topic_1", target="topic_9", label="CAUSES", reason="r"),
-     "wrong_endpoints"),
-    (RelationItem(source="topic_1", target="topic_2", label="causes", reason="r"), "bad_label"),
-    (RelationItem(source="topic_1", target="topic_2", label="INVENTS", reason="r"),
-     "unknown_label"),
-    (RelationItem(source="topic_1", target="topic_2", label="CAUSES", reason="  "),
-     "missing_field"),
-])
+@pytest.mark.parametrize(
+    ("item", "reason"),
+    [
+        (RelationItem(source="topic_1", target="topic_1", label="CAUSES", reason="r"), "self_loop"),
+        (
+            RelationItem(source="topic_1", target="topic_9", label="CAUSES", reason="r"),
+            "wrong_endpoints",
+        ),
+        (RelationItem(source="topic_1", target="topic_2", label="causes", reason="r"), "bad_label"),
+        (
+            RelationItem(source="topic_1", target="topic_2", label="INVENTS", reason="r"),
+            "unknown_label",
+        ),
+        (
+            RelationItem(source="topic_1", target="topic_2", label="CAUSES", reason="  "),
+            "missing_field",
+        ),
+    ],
+)
 def test_invalid_relations_are_rejected_with_a_reason(palette, item, reason):
     with pytest.raises(RejectedReply) as err:
         validate_relation(item, "topic_1", "topic_2", palette, allow_new=False)
@@ -108,9 +139,20 @@ def test_invalid_relations_are_rejected_with_a_reason(palette, item, reason):
 def test_relations_in_both_directions_and_new_labels_when_allowed(palette):
     back = RelationItem(source="topic_2", target="topic_1", label="PRECEDES", reason="r  s")
     assert validate_relation(back, "topic_1", "topic_2", palette, False) == (
-        "topic_2", "PRECEDES", "topic_1", "order", "r s")
-    new = RelationItem(source="topic_1", target="topic_2", label="FEEDS", reason="r",
-                       description="A provides input to B", category="causal")
+        "topic_2",
+        "PRECEDES",
+        "topic_1",
+        "order",
+        "r s",
+    )
+    new = RelationItem(
+        source="topic_1",
+        target="topic_2",
+        label="FEEDS",
+        reason="r",
+        description="A provides input to B",
+        category="causal",
+    )
     with pytest.raises(RejectedReply, match="unknown_label"):
         validate_relation(new, "topic_1", "topic_2", palette, allow_new=False)
     assert validate_relation(new, "topic_1", "topic_2", palette, allow_new=True)[3] == "causal"
@@ -121,9 +163,12 @@ def test_relations_in_both_directions_and_new_labels_when_allowed(palette):
 
 
 def test_offline_evidence_covers_every_concept_then_the_best_rest():
-    cands = [{"uid": "a1", "concept": "t0", "text": "A1."}, {"uid": "a2", "concept": "t0",
-             "text": "A2."}, {"uid": "b1", "concept": "t1", "text": "B1."},
-             {"uid": "b2", "concept": "t1", "text": "B2."}]
+    cands = [
+        {"uid": "a1", "concept": "t0", "text": "A1."},
+        {"uid": "a2", "concept": "t0", "text": "A2."},
+        {"uid": "b1", "concept": "t1", "text": "B1."},
+        {"uid": "b2", "concept": "t1", "text": "B2."},
+    ]
     picked = offline_pick(cands, np.array([0.9, 0.8, 0.1, 0.05]), 3)
     assert [cands[i]["uid"] for i in picked] == ["a1", "a2", "b1"]
 
@@ -145,7 +190,8 @@ def test_names_themes_signatures():
     assert theme_of("category", ["causal_and_consequential_relations"]) == "Causal/Consequential"
     assert theme_of("label", ["IS_A_TYPE_OF"]) == "Is A Type Of"
     assert signature(["topic_1", "topic_2", "topic_3"], ["A", "B"]) == (
-        "topic_1 -- A --> topic_2 -- B --> topic_3")
+        "topic_1 -- A --> topic_2 -- B --> topic_3"
+    )
     assert _json_part('```json\n{"a": 1}\n```') == '{"a": 1}'
 
 
@@ -164,6 +210,6 @@ def test_hdbscan_finds_blobs_keeps_outliers_and_soft_memberships(caplog):
     labels = np.asarray(result.labels)
     assert len(set(labels[labels >= 0])) == 3
     for k in range(3):  # each blob is one cluster
-        assert len(set(labels[k * 20:(k + 1) * 20])) == 1
+        assert len(set(labels[k * 20 : (k + 1) * 20])) == 1
     assert len(result.soft[0]) == 3 and all(0 <= p <= 1 for p in result.probs)
     assert not result.reduced

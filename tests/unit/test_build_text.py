@@ -14,11 +14,13 @@ from construction.pipeline.question_text import (
     question_problem,
 )
 
-CHUNK = ("Pumps lift treated water to the water towers. It is stored there overnight. "
-         "The water towers create the pressure in the distribution network. This is why "
-         "the water towers stand on high ground. e.g. short. Pressure in the distribution "
-         "network falls when many households use water at the same time. The pipes of the "
-         "distribution network carry treated water to every home and")
+CHUNK = (
+    "Pumps lift treated water to the water towers. It is stored there overnight. "
+    "The water towers create the pressure in the distribution network. This is why "
+    "the water towers stand on high ground. e.g. short. Pressure in the distribution "
+    "network falls when many households use water at the same time. The pipes of the "
+    "distribution network carry treated water to every home and"
+)
 
 
 def test_sentences_protect_abbreviations():
@@ -49,8 +51,11 @@ def test_offline_facts_drop_pronoun_sentences_and_fragments_and_keep_order():
 
 
 def test_key_entities_prefer_longer_recurring_phrases():
-    sents = ["The distribution network carries water.", "Leaks waste water in the "
-             "distribution network.", "The distribution network has valves."]
+    sents = [
+        "The distribution network carries water.",
+        "Leaks waste water in the distribution network.",
+        "The distribution network has valves.",
+    ]
     df = tu.phrase_frequencies(sents)
     ents = tu.key_entities(sents[0], df, 30, 3)
     assert ents[0] == "distribution network"
@@ -82,9 +87,11 @@ def test_question_problems():
     names = ["Oakmere Reservoir", "Kell Treatment Plant"]
     labels = ["SUPPLIES"]
     assert question_problem("How does topic_3 reach the plant?", names, labels) == (
-        "names_concept_id")
+        "names_concept_id"
+    )
     assert question_problem("What supplies the Kell Treatment Plant?", names, labels) == (
-        "names_relation_label")
+        "names_relation_label"
+    )
     assert question_problem("Describe the route of the water.", names, labels) == "not_anchored"
     assert question_problem("Describe the route from Oakmere Reservoir.", names, labels) is None
     # a concept name may contain a label word: names are not hints

@@ -31,9 +31,24 @@ def test_schema_split_into_statements():
     assert all(not s.endswith(";") for s in stmts)
     assert any("FULLTEXT INDEX concept_text" in s for s in stmts)
     assert any("VECTOR INDEX fact_embedding" in s for s in stmts)
-    keys = ["Domain", "Chunk", "Fact", "Entity", "Concept", "Path", "Question", "Run",
-            "Answer", "Verdict", "Claim", "DebateTopic", "Opinion", "Comment", "Expansion",
-            "TaskItem"]
+    keys = [
+        "Domain",
+        "Chunk",
+        "Fact",
+        "Entity",
+        "Concept",
+        "Path",
+        "Question",
+        "Run",
+        "Answer",
+        "Verdict",
+        "Claim",
+        "DebateTopic",
+        "Opinion",
+        "Comment",
+        "Expansion",
+        "TaskItem",
+    ]
     for label in keys:
         assert any(f"(n:{label}) REQUIRE" in s for s in stmts), label
 

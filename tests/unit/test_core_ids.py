@@ -32,7 +32,8 @@ def test_named_uids_keep_the_values_the_stages_wrote_inline():
     assert ids.entity_uid("d", "Heat") == content_uid("d", "heat")
     assert ids.chunk_uid("d", "a.txt", "text") == content_uid("d", "a.txt", "text")
     assert ids.perspective_uid("d", ["a", "b"], "label", ["X"]) == content_uid(
-        "d", "perspective", "a", "b", "label", "X")
+        "d", "perspective", "a", "b", "label", "X"
+    )
     assert ids.build_step_uid("d", "facts", "c1") == content_uid("d", "facts", "c1")
     assert ids.build_run_uid("d", 7) == content_uid("build", "d", 7)
     assert ids.task_item_uid("set", 3) == content_uid("TaskItem", "set", 3)

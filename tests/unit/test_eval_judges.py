@@ -25,12 +25,29 @@ from evaluation.tokens import count_tokens, split_sentences
 
 def _q() -> EvalQuestion:
     def p(uid, keys, labels, target, reasons):
-        return EvalPath(uid=uid, signature=" -- ".join(keys), hops=len(labels), labels=labels,
-                        concept_keys=keys, reasons=reasons, target=target)
-    return EvalQuestion(uid="q1", id=1, domain="demo", theme="Operation", text="How?", hop=2,
-                        paths=[p("t", ["a", "b", "c"], ["X", "Y"], True, ["a x b.", "b y c."]),
-                               p("d", ["a", "c"], ["Z"], False, ["a z c."])],
-                        evidence=[Fact(uid="f1", text="a x b.")])
+        return EvalPath(
+            uid=uid,
+            signature=" -- ".join(keys),
+            hops=len(labels),
+            labels=labels,
+            concept_keys=keys,
+            reasons=reasons,
+            target=target,
+        )
+
+    return EvalQuestion(
+        uid="q1",
+        id=1,
+        domain="demo",
+        theme="Operation",
+        text="How?",
+        hop=2,
+        paths=[
+            p("t", ["a", "b", "c"], ["X", "Y"], True, ["a x b.", "b y c."]),
+            p("d", ["a", "c"], ["Z"], False, ["a z c."]),
+        ],
+        evidence=[Fact(uid="f1", text="a x b.")],
+    )
 
 
 def test_shuffle_is_seeded_and_hides_roles():
@@ -45,11 +62,14 @@ def test_map_verdicts_rejects_unknown_and_counts_duplicates():
     q = _q()
     ids = shuffled_paths(q, 0)
     by_uid = {p.uid: pid for pid, p in ids}
-    reply = PathChecklistReply(verdicts=[
-        PathJudgement(path_id=by_uid["t"], edges_present=[True, False], present=False),
-        PathJudgement(path_id=by_uid["d"], edges_present=[True], present=True),
-        PathJudgement(path_id="P7", present=True),
-        PathJudgement(path_id=by_uid["d"], present=False)])
+    reply = PathChecklistReply(
+        verdicts=[
+            PathJudgement(path_id=by_uid["t"], edges_present=[True, False], present=False),
+            PathJudgement(path_id=by_uid["d"], edges_present=[True], present=True),
+            PathJudgement(path_id="P7", present=True),
+            PathJudgement(path_id=by_uid["d"], present=False),
+        ]
+    )
     res = JudgeResult(verdicts=[])
     map_path_verdicts(ids, reply, res)
     got = {v.path_uid: (v.present, v.partial) for v in res.verdicts}
@@ -66,13 +86,24 @@ def test_missing_paths_fail_the_check():
 def test_claims_need_a_known_source():
     res = JudgeResult(verdicts=[])
     facts = [Fact(uid="f1", text="a x b."), Fact(uid="f2", text="b y c.")]
-    map_claims(facts, FaithfulnessReply(claims=[
-        ClaimJudgement(claim="c1", supported=True, source_id="S2"),
-        ClaimJudgement(claim="c2", supported=True, source_id="2"),
-        ClaimJudgement(claim="c3", supported=True, source_id="S9"),
-        ClaimJudgement(claim="c4", supported=False)]), res)
+    map_claims(
+        facts,
+        FaithfulnessReply(
+            claims=[
+                ClaimJudgement(claim="c1", supported=True, source_id="S2"),
+                ClaimJudgement(claim="c2", supported=True, source_id="2"),
+                ClaimJudgement(claim="c3", supported=True, source_id="S9"),
+                ClaimJudgement(claim="c4", supported=False),
+            ]
+        ),
+        res,
+    )
     assert [(c.supported, c.supporting_fact) for c in res.claims] == [
-        (True, "f2"), (True, "f2"), (False, None), (False, None)]
+        (True, "f2"),
+        (True, "f2"),
+        (False, None),
+        (False, None),
+    ]
     assert res.rejected_sources == 1
 
 

@@ -80,12 +80,26 @@ def test_overall_weighted_by_questions_per_hop():
 
 
 def _row(verdicts, targets=("t1", "t2"), valid=("t1", "t2", "d1", "d2")):
-    return {"question": "q", "answer": "a", "id": 1, "domain": "d", "theme": "x", "hop": 1,
-            "tokens": 10, "tokens_source": "usage", "targets": list(targets),
-            "valid": list(valid), "v_path": [v[0] for v in verdicts],
-            "v_present": [v[1] for v in verdicts], "v_partial": [v[2] for v in verdicts],
-            "n_claims": 4, "n_supported": 3, "relevancy": 0.5, "rejected": 1,
-            "duplicates": 0}
+    return {
+        "question": "q",
+        "answer": "a",
+        "id": 1,
+        "domain": "d",
+        "theme": "x",
+        "hop": 1,
+        "tokens": 10,
+        "tokens_source": "usage",
+        "targets": list(targets),
+        "valid": list(valid),
+        "v_path": [v[0] for v in verdicts],
+        "v_present": [v[1] for v in verdicts],
+        "v_partial": [v[2] for v in verdicts],
+        "n_claims": 4,
+        "n_supported": 3,
+        "relevancy": 0.5,
+        "rejected": 1,
+        "duplicates": 0,
+    }
 
 
 def test_score_row_from_stored_verdicts():
@@ -97,8 +111,10 @@ def test_score_row_from_stored_verdicts():
 
 
 def test_score_row_ignores_duplicate_and_foreign_verdicts():
-    verdicts = [("t1", True, 1.0),
-                ("t1", False, 0.0),  # duplicate: first kept
-                ("zz", True, 1.0)]  # not a valid path
+    verdicts = [
+        ("t1", True, 1.0),
+        ("t1", False, 0.0),  # duplicate: first kept
+        ("zz", True, 1.0),
+    ]  # not a valid path
     s = score_row(_row(verdicts))
     assert s.precision == 1.0 and s.recall == 0.5 and s.foreign == 1

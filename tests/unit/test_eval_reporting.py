@@ -73,8 +73,12 @@ def test_agreement_percent_kappa_confusion():
 
 def test_table_exports(tmp_path):
     ci = CI(mean=0.5, low=0.4, high=0.6, n=10)
-    t = Table(title="Demo", columns=["setting", "PAS", "n"],
-              rows=[{"setting": "oracle", "PAS": ci, "n": 10}], notes=["a note"])
+    t = Table(
+        title="Demo",
+        columns=["setting", "PAS", "n"],
+        rows=[{"setting": "oracle", "PAS": ci, "n": 10}],
+        notes=["a note"],
+    )
     paths = export_table(t, tmp_path, "demo")
     assert [p.suffix for p in paths] == [".csv", ".json", ".md"]
     rows = list(csv.DictReader((tmp_path / "demo.csv").open()))
@@ -92,10 +96,15 @@ def test_plots_write_pngs(tmp_path):
     from evaluation.reporting.plots import bar_by_group, scatter_points
 
     ci = CI(mean=0.5, low=0.4, high=0.6, n=3)
-    p1 = bar_by_group({"run-a": {"1": ci, "2": ci}, "run-b": {"1": ci}}, tmp_path / "b.png",
-                      title="PAS by hop", ylabel="PAS")
-    p2 = scatter_points({"run-a": [(0.4, 0.8)]}, tmp_path / "s.png", title="P vs R",
-                        xlabel="PRec", ylabel="PPrec")
+    p1 = bar_by_group(
+        {"run-a": {"1": ci, "2": ci}, "run-b": {"1": ci}},
+        tmp_path / "b.png",
+        title="PAS by hop",
+        ylabel="PAS",
+    )
+    p2 = scatter_points(
+        {"run-a": [(0.4, 0.8)]}, tmp_path / "s.png", title="P vs R", xlabel="PRec", ylabel="PPrec"
+    )
     for p in (p1, p2):
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -117,8 +126,9 @@ def test_bar_plot_tolerates_intervals_not_containing_the_mean(tmp_path):
 
     odd = CI(mean=100.0, low=100.00000000000001, high=100.00000000000001, n=6)
     skew = CI(mean=0.5, low=0.55, high=0.9, n=6)
-    p = bar_by_group({"r": {"1": odd, "2": skew}}, tmp_path / "x.png", title="t", ylabel="y",
-                     scale=1.0)
+    p = bar_by_group(
+        {"r": {"1": odd, "2": skew}}, tmp_path / "x.png", title="t", ylabel="y", scale=1.0
+    )
     assert p.exists()
 
 

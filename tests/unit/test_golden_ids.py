@@ -67,44 +67,90 @@ def test_evaluation_uids():
 def test_build_uids():
     assert fingerprint(["b", "a", "b"]) == "0473ef2dc0d324ab659d3580"
     uids = [c.uid for c in read_chunks([DEMO_CHUNKS], "demo")][:3]
-    assert uids == ["24bc5fb4c84dbfe09f0e88fa", "6648b5557652c7874f5e107d",
-                    "7488ed2145daea87e101e677"]
+    assert uids == [
+        "24bc5fb4c84dbfe09f0e88fa",
+        "6648b5557652c7874f5e107d",
+        "7488ed2145daea87e101e677",
+    ]
 
 
 def _eval_run_id(spec: RunSpec) -> str:
-    names = (responder_prompt_names(spec.strategy) if spec.kind == "eval" else [])
+    names = responder_prompt_names(spec.strategy) if spec.kind == "eval" else []
     return spec.default_run_id(prompt_hashes([*names, *JUDGE_PROMPTS]))
 
 
 def test_default_run_ids():
     assert _eval_run_id(RunSpec()) == "run-85a0c6b2e88c"
-    responder = LLMConfig(model="openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1",
-                          role="responder")
-    assert _eval_run_id(RunSpec(
-        responder="llm", responder_llm=responder, setting=Setting.noisy,
-        strategy=Strategy.one_shot, domains=["physics"], hops=[2], limit=10,
-    )) == "run-be5fbf3c1e62"
+    responder = LLMConfig(
+        model="openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1", role="responder"
+    )
+    assert (
+        _eval_run_id(
+            RunSpec(
+                responder="llm",
+                responder_llm=responder,
+                setting=Setting.noisy,
+                strategy=Strategy.one_shot,
+                domains=["physics"],
+                hops=[2],
+                limit=10,
+            )
+        )
+        == "run-be5fbf3c1e62"
+    )
     judge = LLMConfig(model="openai/gpt-4o", role="judge")
-    assert _eval_run_id(RunSpec(kind="judge", source_run="run-abc", judge="llm",
-                                judge_llm=judge, gt=GroundTruth.full)) == "judge-92ae7c8a2af4"
-    perspectra = PerspectraRunSpec(task="t1", build="t1-b", model="m", strategy="llm",
-                                   prompt_hash="abc", config={"temperature": 0})
+    assert (
+        _eval_run_id(
+            RunSpec(
+                kind="judge",
+                source_run="run-abc",
+                judge="llm",
+                judge_llm=judge,
+                gt=GroundTruth.full,
+            )
+        )
+        == "judge-92ae7c8a2af4"
+    )
+    perspectra = PerspectraRunSpec(
+        task="t1",
+        build="t1-b",
+        model="m",
+        strategy="llm",
+        prompt_hash="abc",
+        config={"temperature": 0},
+    )
     assert perspectra.uid == "963793a9d7c05096ae52d8c1"
 
 
 def test_prompt_hashes():
-    build = {name: BuildLLM.prompt_hash(name)
-             for name in ("evidence", "facts", "question", "relations", "summary")}
-    assert build == {"evidence": "cd304969b713", "facts": "cb2ba3035c01",
-                     "question": "27dd5463504a", "relations": "405e48526a63",
-                     "summary": "bbe93a6dcde9"}
+    build = {
+        name: BuildLLM.prompt_hash(name)
+        for name in ("evidence", "facts", "question", "relations", "summary")
+    }
+    assert build == {
+        "evidence": "cd304969b713",
+        "facts": "cb2ba3035c01",
+        "question": "27dd5463504a",
+        "relations": "405e48526a63",
+        "summary": "bbe93a6dcde9",
+    }
     assert prompt_hashes([*responder_prompt_names(Strategy.negative), *JUDGE_PROMPTS]) == {
-        "eval/answer_context": "d7de9ba7df83", "eval/answer_system": "87204a4d3283",
-        "eval/answer_user": "07799d8f305f", "eval/judge_faithfulness": "8f9c2ffd3455",
-        "eval/judge_paths": "04386e0d49f1", "eval/judge_relevancy": "a434388e26c6",
-        "eval/strategy_negative": "9162b8be9a0e", "llm/repair": "95b2ab9c6c96"}
-    assert prompt_hashes(responder_prompt_names(Strategy.one_shot))[
-        "eval/strategy_one_shot"] == "648dfaa4a7f0"
+        "eval/answer_context": "d7de9ba7df83",
+        "eval/answer_system": "87204a4d3283",
+        "eval/answer_user": "07799d8f305f",
+        "eval/judge_faithfulness": "8f9c2ffd3455",
+        "eval/judge_paths": "04386e0d49f1",
+        "eval/judge_relevancy": "a434388e26c6",
+        "eval/strategy_negative": "9162b8be9a0e",
+        "llm/repair": "95b2ab9c6c96",
+    }
+    assert (
+        prompt_hashes(responder_prompt_names(Strategy.one_shot))["eval/strategy_one_shot"]
+        == "648dfaa4a7f0"
+    )
     assert load_prompt(EXPAND_PROMPT).hash == "cfbe38276e20"
     assert {t: task_prompt(t).hash for t in ("t1", "t2", "t3")} == {
-        "t1": "8a0a1ddc1975", "t2": "4cfcd849e75d", "t3": "8e00cd378441"}
+        "t1": "8a0a1ddc1975",
+        "t2": "4cfcd849e75d",
+        "t3": "8e00cd378441",
+    }

@@ -116,8 +116,9 @@ def test_structured_output_with_json_schema(llm_server):
 
 def test_fallback_to_prompt_schema_and_tolerant_parsing(llm_server):
     llm_server.supports_json_schema = False
-    llm_server.add_rule(match="KIND-A",
-                        reply='Sure!\n```json\n{"path": "P2", "present": false}\n```')
+    llm_server.add_rule(
+        match="KIND-A", reply='Sure!\n```json\n{"path": "P2", "present": false}\n```'
+    )
     client = LLMClient(llm_server.config())
     reply = client.complete_sync(MSG, schema=Verdict)
     assert reply.parsed == Verdict(path="P2", present=False)
@@ -198,8 +199,9 @@ def test_complete_many_bounded_concurrency(llm_server):
 
 def test_budget_and_prices(llm_server):
     llm_server.add_rule(reply="one two three four")
-    cfg = llm_server.config(prices={"test-model": Price(input_per_mtok=1e6, output_per_mtok=0)},
-                            max_cost=1.0)
+    cfg = llm_server.config(
+        prices={"test-model": Price(input_per_mtok=1e6, output_per_mtok=0)}, max_cost=1.0
+    )
     client = LLMClient(cfg)
     client.complete_sync(MSG)
     assert client.ledger.cost >= 1.0
@@ -249,15 +251,19 @@ def test_raw_broken_body_and_server_latency(llm_server):
 
 def test_config_providers_and_public_dict(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    cases = {"openai/gpt-4o": ("gpt-4o", "https://api.openai.com/v1"),
-             "ollama/gemma3:27b": ("gemma3:27b", "http://localhost:11434/v1"),
-             "openrouter/openai/gpt-4o": ("openai/gpt-4o", "https://openrouter.ai/api/v1"),
-             "my-local-model": ("my-local-model", "https://api.openai.com/v1")}
+    cases = {
+        "openai/gpt-4o": ("gpt-4o", "https://api.openai.com/v1"),
+        "ollama/gemma3:27b": ("gemma3:27b", "http://localhost:11434/v1"),
+        "openrouter/openai/gpt-4o": ("openai/gpt-4o", "https://openrouter.ai/api/v1"),
+        "my-local-model": ("my-local-model", "https://api.openai.com/v1"),
+    }
     for model, (name, url) in cases.items():
         cfg = LLMConfig(model=model)
         assert (cfg.model_name, cfg.resolved_base_url) == (name, url)
-    assert LLMConfig(model="vllm/x", base_url="http://h:8000/v1/").resolved_base_url == \
-        "http://h:8000/v1"
+    assert (
+        LLMConfig(model="vllm/x", base_url="http://h:8000/v1/").resolved_base_url
+        == "http://h:8000/v1"
+    )
     assert LLMConfig(model="ollama/x").api_key() == "not-needed"  # local servers need no key
     assert LLMConfig(model="openai/o3-mini").is_reasoning
     assert not LLMConfig(model="openai/gpt-4o").is_reasoning
@@ -279,8 +285,11 @@ def test_other_bad_requests_do_not_disable_json_schema(llm_server):
 
 def test_errors_never_carry_the_key(llm_server, monkeypatch):
     monkeypatch.setenv("LEAKY_KEY", "sk-live-abcdef123456")
-    llm_server.add_rule(status=401, raw='{"error": {"message": "Incorrect API key provided: '
-                        'sk-live-abcdef123456 and sk-proj-****3456"}}')
+    llm_server.add_rule(
+        status=401,
+        raw='{"error": {"message": "Incorrect API key provided: '
+        'sk-live-abcdef123456 and sk-proj-****3456"}}',
+    )
     client = LLMClient(llm_server.config(api_key_env="LEAKY_KEY"))
     with pytest.raises(LLMCallError) as err:
         client.complete_sync(MSG)

@@ -22,8 +22,11 @@ NAME = re.compile(r"^[a-z][a-z0-9_]*(/[a-z0-9_]+)+$")
 
 def _prompt_names() -> set[str]:
     base = ROOT / "prompts"
-    return {str(p.relative_to(base).with_suffix("")) for p in base.rglob("*")
-            if p.suffix in (".md", ".txt")}
+    return {
+        str(p.relative_to(base).with_suffix(""))
+        for p in base.rglob("*")
+        if p.suffix in (".md", ".txt")
+    }
 
 
 def _benchmark_names() -> set[str]:
@@ -42,8 +45,10 @@ def _literals(folders: list[str] = USERS) -> tuple[set[str], list[re.Pattern[str
                 if isinstance(node, ast.Constant) and isinstance(node.value, str):
                     consts.add(node.value)
                 elif isinstance(node, ast.JoinedStr):
-                    parts = [re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z0-9_]+"
-                             for v in node.values]
+                    parts = [
+                        re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z0-9_]+"
+                        for v in node.values
+                    ]
                     pattern = "".join(parts)
                     if "/" in pattern and re.match(r"[a-z]|\[a-z", pattern):
                         templates.append(re.compile(f"^{pattern}$"))
@@ -71,8 +76,11 @@ def test_every_name_used_in_code_exists():
 def test_every_cypher_file_is_used():
     consts, templates = _literals()
     # Schema files are applied as a set (`Store.ensure_schema` walks `schema/`).
-    unused = sorted(n for n in cypher_files.all_names()
-                    if not n.startswith("schema/") and not _used(n, consts, templates))
+    unused = sorted(
+        n
+        for n in cypher_files.all_names()
+        if not n.startswith("schema/") and not _used(n, consts, templates)
+    )
     assert not unused, f"Cypher files no code uses: {unused}"
 
 
@@ -83,7 +91,6 @@ def test_every_prompt_file_is_used():
 
 
 def test_benchmark_queries_are_used_by_benchmarks():
-    text = "\n".join(p.read_text(encoding="utf-8")
-                     for p in (ROOT / "benchmarks").glob("*.py"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "benchmarks").glob("*.py"))
     unused = sorted(n for n in _benchmark_names() if f'"{n}"' not in text)
     assert not unused, f"benchmark Cypher files no benchmark uses: {unused}"

@@ -31,8 +31,9 @@ def test_cluster_count_matches_sklearn_agglomerative() -> None:
         x = rng.normal(size=(int(rng.integers(2, 9)), 6))
         x /= np.linalg.norm(x, axis=1, keepdims=True)
         for t in (0.2, 0.5, 0.9):
-            ref = AgglomerativeClustering(n_clusters=None, distance_threshold=t,
-                                          metric="cosine", linkage="average").fit(x)
+            ref = AgglomerativeClustering(
+                n_clusters=None, distance_threshold=t, metric="cosine", linkage="average"
+            ).fit(x)
             assert clusters_at(merge_heights(x), t) == ref.n_clusters_
 
 
@@ -42,8 +43,9 @@ def test_single_expansion_is_one_cluster() -> None:
 
 def test_threshold_tuned_to_the_dev_items() -> None:
     # two pairs (cosine distance 0.2 within) far apart from each other
-    x = np.stack([_unit(1, 0.5, 0, 0), _unit(1, 0, 0.5, 0), _unit(0, 0, 1, 0.5),
-                  _unit(0, 0.5, 1, 0)])
+    x = np.stack(
+        [_unit(1, 0.5, 0, 0), _unit(1, 0, 0.5, 0), _unit(0, 0, 1, 0.5), _unit(0, 0.5, 1, 0)]
+    )
     h = merge_heights(x)
     t, acc = tune_threshold([h, h], [2, 2])
     assert acc == 1.0 and clusters_at(h, t) == 2
@@ -64,32 +66,61 @@ class FakeEncoder:
 
 
 def _item(**kw) -> TaskItem:
-    base = dict(uid="u", task="t2", build="b", index=0, seed=1, topic_uid="T", topic="topic",
-                text="e", expansion_uids=["e"], expansion_opinions=["o1"], opinion_uids=["o1"],
-                gold="A")
+    base = dict(
+        uid="u",
+        task="t2",
+        build="b",
+        index=0,
+        seed=1,
+        topic_uid="T",
+        topic="topic",
+        text="e",
+        expansion_uids=["e"],
+        expansion_opinions=["o1"],
+        opinion_uids=["o1"],
+        gold="A",
+    )
     return TaskItem(**{**base, **kw})
 
 
 def test_t2_most_similar_option() -> None:
     enc = FakeEncoder({"exp": _unit(1, 0.2), "op A": _unit(0, 1), "op B": _unit(1, 0.1)})
-    item = _item(text="exp", options=["op A", "op B"], option_uids=["a", "b"],
-                 option_stances=["pro", "con"], gold="B", gold_stance="con")
+    item = _item(
+        text="exp",
+        options=["op A", "op B"],
+        option_uids=["a", "b"],
+        option_stances=["pro", "con"],
+        gold="B",
+        gold_stance="con",
+    )
     res = t2_baseline([item], enc)
     assert res.replies == ["B"] and res.name == BASELINE_NAMES["t2"]
     assert len(enc.calls) == 1 and len(enc.calls[0]) == 3  # each distinct text once
 
 
 def test_t3_centroid_side() -> None:
-    topic = CTopic("T", "topic", (
-        COpinion("p1", "pro 1", "pro", (CExpansion("e1", "x1"),)),
-        COpinion("p2", "pro 2", "pro", ()),
-        COpinion("c1", "con 1", "con", (CExpansion("e2", "x2"),)),
-    ))
-    enc = FakeEncoder({"pro 1": _unit(1, 0, 0), "pro 2": _unit(1, 0.3, 0),
-                       "con 1": _unit(0, 0, 1), "x1": _unit(0.9, 0, 0.2),
-                       "x2": _unit(0.1, 0, 1)})
-    items = [_item(task="t3", text="x1", expansion_uids=["e1"], gold="pro"),
-             _item(task="t3", uid="v", text="x2", expansion_uids=["e2"], gold="con")]
+    topic = CTopic(
+        "T",
+        "topic",
+        (
+            COpinion("p1", "pro 1", "pro", (CExpansion("e1", "x1"),)),
+            COpinion("p2", "pro 2", "pro", ()),
+            COpinion("c1", "con 1", "con", (CExpansion("e2", "x2"),)),
+        ),
+    )
+    enc = FakeEncoder(
+        {
+            "pro 1": _unit(1, 0, 0),
+            "pro 2": _unit(1, 0.3, 0),
+            "con 1": _unit(0, 0, 1),
+            "x1": _unit(0.9, 0, 0.2),
+            "x2": _unit(0.1, 0, 1),
+        }
+    )
+    items = [
+        _item(task="t3", text="x1", expansion_uids=["e1"], gold="pro"),
+        _item(task="t3", uid="v", text="x2", expansion_uids=["e2"], gold="con"),
+    ]
     res = t3_baseline(items, Corpus((topic,)), enc)
     assert res.replies == ["pro", "con"]
 

@@ -62,8 +62,7 @@ def test_t2_options_gold_letter_and_both_sides(corpus: Corpus) -> None:
         assert [gold_uid] == i.opinion_uids == [exp[i.expansion_uids[0]][1].uid]
         assert i.option_stances == [ops[u][1].stance for u in i.option_uids]
         assert i.gold_stance == ops[gold_uid][1].stance
-        others = [s for u, s in zip(i.option_uids, i.option_stances, strict=True)
-                  if u != gold_uid]
+        others = [s for u, s in zip(i.option_uids, i.option_stances, strict=True) if u != gold_uid]
         assert "pro" in others and "con" in others  # distractors from both sides
         assert all(ops[u][0].uid == i.topic_uid for u in i.option_uids)
     assert {i.gold for i in items} == set("ABCD")  # shuffled

@@ -39,7 +39,10 @@ def test_t2_scores_same_vs_opposite_side() -> None:
     assert s["accuracy"] == 0.25
     assert s["stance_accuracy"] == 0.5  # A and B are on the gold's side
     assert (s["same_side_confusion"], s["opposite_side_confusion"], s["invalid"]) == (
-        0.25, 0.25, 0.25)
+        0.25,
+        0.25,
+        0.25,
+    )
     assert s["errors_same_side"] == pytest.approx(1 / 3)
 
 
@@ -63,7 +66,9 @@ def test_empty_inputs_do_not_divide_by_zero() -> None:
 
 
 def test_t3_bundle_counts_as_concession_when_any_part_concedes() -> None:
-    bundle = ("Free buses help everyone get around.\n\n"
-              "Although fares fund repairs, the city still gains from free transport.")
+    bundle = (
+        "Free buses help everyone get around.\n\n"
+        "Although fares fund repairs, the city still gains from free transport."
+    )
     s = t3_scores(["pro"], [Parsed("con")], [bundle]).summary
     assert s["concession_share_items"] == 1.0 and s["concession_share_errors"] == 1.0

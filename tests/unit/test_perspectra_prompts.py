@@ -9,15 +9,31 @@ from kg.task_items import TaskItem
 
 
 def _item(task: str, **kw) -> TaskItem:
-    base = dict(uid="u", task=task, build="b", index=0, seed=1, topic_uid="T",
-                topic="Cities should make public transport free.", text="Passage one.\n\nTwo.",
-                expansion_uids=["e"], expansion_opinions=["o"], opinion_uids=["o"], gold="1")
+    base = dict(
+        uid="u",
+        task=task,
+        build="b",
+        index=0,
+        seed=1,
+        topic_uid="T",
+        topic="Cities should make public transport free.",
+        text="Passage one.\n\nTwo.",
+        expansion_uids=["e"],
+        expansion_opinions=["o"],
+        opinion_uids=["o"],
+        gold="1",
+    )
     return TaskItem(**{**base, **kw})
 
 
 def test_task_prompts_render_and_ask_for_parsable_json() -> None:
-    t2 = _item("t2", options=["Fares pay for repairs.", "Buses get faster."],
-               option_uids=["a", "b"], option_stances=["con", "pro"], gold="B")
+    t2 = _item(
+        "t2",
+        options=["Fares pay for repairs.", "Buses get faster."],
+        option_uids=["a", "b"],
+        option_stances=["con", "pro"],
+        gold="B",
+    )
     text = render_item(t2)
     assert "A. Fares pay for repairs.\nB. Buses get faster." in text
     assert "Passage one." in text and "$" not in text
@@ -31,9 +47,14 @@ def test_task_prompts_render_and_ask_for_parsable_json() -> None:
 
 
 def test_expansion_prompt_keeps_stance_and_uses_comment_for_style() -> None:
-    text = render({"topic": "Homework should be banned.", "stance": "con",
-                   "opinion": "Homework builds study habits.",
-                   "comment": "lol my kid does worksheets every night"})
+    text = render(
+        {
+            "topic": "Homework should be banned.",
+            "stance": "con",
+            "opinion": "Homework builds study habits.",
+            "comment": "lol my kid does worksheets every night",
+        }
+    )
     assert "argue against" in text and "Homework builds study habits." in text
     assert "lol my kid does worksheets every night" in text and "$" not in text
 

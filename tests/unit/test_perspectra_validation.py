@@ -106,11 +106,14 @@ def test_kialo_rows_and_errors() -> None:
         kialo_rows(BAD / "kialo_pros_not_list.json")
 
 
-@pytest.mark.parametrize(("name", "pattern"), [
-    ("reddit_bad_score.jsonl", r"reddit_bad_score.jsonl:2: field 'score'"),
-    ("reddit_no_topic.jsonl", r"reddit_no_topic.jsonl:3: field 'topic': no topic"),
-    ("reddit_bad_json.jsonl", r"reddit_bad_json.jsonl:2: field '<line>': invalid JSON"),
-])
+@pytest.mark.parametrize(
+    ("name", "pattern"),
+    [
+        ("reddit_bad_score.jsonl", r"reddit_bad_score.jsonl:2: field 'score'"),
+        ("reddit_no_topic.jsonl", r"reddit_no_topic.jsonl:3: field 'topic': no topic"),
+        ("reddit_bad_json.jsonl", r"reddit_bad_json.jsonl:2: field '<line>': invalid JSON"),
+    ],
+)
 def test_bad_reddit_files(name: str, pattern: str) -> None:
     with pytest.raises(PerspectraInputError, match=pattern):
         reddit_rows(BAD / name)

@@ -28,8 +28,16 @@ def build_items(corpus: Corpus, spec: TaskSetSpec) -> list[TaskItem]:
             if key not in seen:
                 break
         seen.add(key)
-        items.append(TaskItem(uid=TaskItem.make_uid(task_set, index), task=spec.task,
-                              task_set=task_set, index=index, seed=spec.seed, **fields))
+        items.append(
+            TaskItem(
+                uid=TaskItem.make_uid(task_set, index),
+                task=spec.task,
+                task_set=task_set,
+                index=index,
+                seed=spec.seed,
+                **fields,
+            )
+        )
     return items
 
 
@@ -47,8 +55,10 @@ def _t1(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, obje
     chosen = rng.sample(topic.opinions, k)
     pieces = []
     for op in chosen:
-        m = rng.randint(min(cfg.per_opinion_min, len(op.expansions)),
-                        min(cfg.per_opinion_max, len(op.expansions)))
+        m = rng.randint(
+            min(cfg.per_opinion_min, len(op.expansions)),
+            min(cfg.per_opinion_max, len(op.expansions)),
+        )
         pieces += [(op, e) for e in rng.sample(op.expansions, m)]
     rng.shuffle(pieces)
     return {

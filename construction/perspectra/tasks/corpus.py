@@ -14,5 +14,6 @@ def corpus_from_rows(rows: ImportRows) -> Corpus:
     ops: dict[str, list[COpinion]] = {}
     for o in rows.opinions:
         ops.setdefault(o.topic_uid, []).append(
-            COpinion(o.uid, o.text, o.stance, tuple(exps.get(o.uid, ()))))
+            COpinion(o.uid, o.text, o.stance, tuple(exps.get(o.uid, ())))
+        )
     return sorted_corpus([CTopic(t.uid, t.text, tuple(ops.get(t.uid, ()))) for t in rows.topics])

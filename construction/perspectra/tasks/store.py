@@ -14,13 +14,17 @@ def write_items(store: Store, items: list[TaskItem], batch_size: int = 500) -> i
 
     def work(tx: ManagedTransaction) -> None:
         for batch in chunked(items, batch_size):
-            rows = [{"uid": i.uid, "props": i.graph_props(),
-                     "expansion_uids": i.expansion_uids} for i in batch]
+            rows = [
+                {"uid": i.uid, "props": i.graph_props(), "expansion_uids": i.expansion_uids}
+                for i in batch
+            ]
             got = Store.tx_query(tx, "perspectra/merge_task_items", rows=rows)
             expected = sum(len(i.expansion_uids) for i in batch)
             if not got or got[0]["n"] != expected:
-                raise StoreError(f"task items: {got[0]['n'] if got else 0} of {expected} "
-                                 "expansions found in the graph; nothing written")
+                raise StoreError(
+                    f"task items: {got[0]['n'] if got else 0} of {expected} "
+                    "expansions found in the graph; nothing written"
+                )
 
     store.transaction(work)
     return len(items)

@@ -117,10 +117,12 @@ def test_extending_with_more_chunks_does_not_duplicate(store, tmp_path):
                     "id": "x1",
                     "subject": "Urban water systems",
                     "source": "appendix.txt",
-                    "text": "The Varrow water museum shows old pumps from the first pumping station. "
-                    "Visitors to the water museum can see a model of Oakmere Reservoir. "
-                    "School classes visit the water museum to learn how the Kell Treatment "
-                    "Plant cleans water.",
+                    "text": (
+                        "The Varrow water museum shows old pumps from the first pumping station. "
+                        "Visitors to the water museum can see a model of Oakmere Reservoir. "
+                        "School classes visit the water museum to learn how the Kell Treatment "
+                        "Plant cleans water."
+                    ),
                 },
             ]
         )

@@ -11,8 +11,8 @@ export TRANSFORMERS_OFFLINE := 1
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
-	bash scripts/setup.sh "$(VENV)"
+$(VENV)/.installed: pyproject.toml scripts/setup.sh
+	bash scripts/phase.sh setup bash scripts/setup.sh "$(VENV)"
 	touch $@
 
 db-up: setup
@@ -22,12 +22,14 @@ db-down:
 	$(KG) db down
 
 demo: setup
-	bash scripts/demo.sh
+	bash scripts/phase.sh demo bash scripts/demo.sh
 
 test: setup
-	$(KG) db up
-	$(PY) -m ruff check .
-	$(PY) -m pytest -q -p no:cacheprovider --timeout=1800 tests
+	bash scripts/phase.sh neo4j $(KG) db up
+	bash scripts/phase.sh ruff $(PY) -m ruff check .
+	bash scripts/phase.sh format $(PY) -m ruff format --check .
+	bash scripts/phase.sh mypy $(PY) -m mypy
+	bash scripts/phase.sh pytest $(PY) -m pytest -q -p no:cacheprovider --timeout=1800 tests
 
 lint: setup
 	$(PY) -m ruff check .

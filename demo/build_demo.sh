@@ -21,6 +21,6 @@ echo "== export the built domain in the published PerspectiveBench format"
 "$KG" export perspectivebench "$OUT/${DOMAIN}.jsonl" --domain "$DOMAIN"
 echo "== statistics of the built domain"
 "$KG" stats --domain "$DOMAIN"
-echo "== offline evaluation of the built questions (cover-all baseline, embedding judge)"
+echo "== offline evaluation of the built questions (cover-all baseline, default edge-evidence judge)"
 "$KG" eval run --responder cover-all --setting oracle --domain "$DOMAIN" \
   --run-id "demo-build-cover-all"

@@ -14,7 +14,7 @@ OUT="${OUT:-out/perspectra}"
 
 # Offline baselines (MiniLM embeddings) stored as Runs, then the report with bootstrap CIs.
 "$KG" perspectra baselines
-"$KG" perspectra report --out "$OUT"/report
+"$KG" perspectra report --out "$OUT"/report --html "$OUT"/report/perspectra.html
 
 # Pipeline for new data: Kialo-style topics, a Reddit dump (budgets + counted filters), matching.
 "$KG" perspectra import-kialo demo/perspectra/sample_kialo.json

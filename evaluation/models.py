@@ -65,6 +65,8 @@ class EvalQuestion(BaseModel):
     paths: list[EvalPath]
     evidence: list[Fact] = Field(default_factory=list)
     concepts: dict[str, str | None] = Field(default_factory=dict)  # key -> summary
+    concept_words: dict[str, list[str]] = Field(default_factory=dict)  # key -> topic words
+    relation_meanings: dict[str, str] = Field(default_factory=dict)  # label -> palette text
 
     @property
     def targets(self) -> list[EvalPath]:
@@ -94,6 +96,9 @@ class PathVerdict(BaseModel):
     partial: float  # share of the path's edges the answer reproduces (1.0 when present)
     reason: str = ""
     edges_present: list[bool] = Field(default_factory=list)
+    # per edge, the index of the answer sentence (split_sentences) the judge matched to it;
+    # empty when the judge does not report spans (the LLM judge)
+    edge_sentences: list[int] = Field(default_factory=list)
 
 
 class ClaimResult(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evaluation.judges.relations import relation_meanings
 from evaluation.models import EvalPath, EvalQuestion, Fact
 from kg.errors import InputError
 from kg.store import Store
@@ -39,6 +40,8 @@ def load_questions(
             paths=paths,
             evidence=[Fact(**f) for f in r["evidence"]],
             concepts={c["key"]: c["summary"] for c in r["concepts"]},
+            concept_words={c["key"]: list(c.get("topic_words") or []) for c in r["concepts"]},
+            relation_meanings=relation_meanings(r.get("palette")),
         )
         problem = None
         if not q.targets:

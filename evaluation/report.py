@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.aggregate import METRICS, by_field, by_hop
+from evaluation.judge_validation import latest_validations, trust_line
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
 from evaluation.scoring import QuestionScore, run_scores
@@ -19,6 +20,9 @@ class Report(BaseModel):
 
     tables: dict[str, Table] = Field(default_factory=dict)
     files: list[Path] = Field(default_factory=list)
+    # what the tables were computed from (the HTML report shows the same numbers per question)
+    runs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    scores: dict[str, list[QuestionScore]] = Field(default_factory=dict)
 
     def markdown(self) -> str:
         return "\n".join(t.to_markdown() for t in self.tables.values())
@@ -38,6 +42,12 @@ def _baseline_note(run: dict[str, Any]) -> list[str]:
     names = [n for n in (roles.get("responder"), roles.get("judge")) if n]
     base = [n for n in names if str(n).startswith("baseline:")]
     return [f"Offline baseline(s), not a model under test: {', '.join(base)}."] if base else []
+
+
+def _kappa_cell(validation: dict[str, Any] | None) -> str | float:
+    if validation is None or validation.get("kappa") is None:
+        return "unvalidated"
+    return round(float(validation["kappa"]), 3)
 
 
 def write(
@@ -63,15 +73,24 @@ def build_report(
         if not scores:
             raise EvalInputError(f"run {rid!r} has no judged answers yet")
         loaded.append((run, scores))
+        report.runs[run["uid"]], report.scores[run["uid"]] = run, scores
     summary_rows, hop_tables = [], {}
+    # how far each judge can be trusted: its stored validation against gold labels, if any
+    validations = latest_validations(store, [str(r["judge"]) for r, _ in loaded if r.get("judge")])
     for run, scores in loaded:
         rid, label = run["uid"], run_label(run)
-        extra = _baseline_note(run) + [
-            f"Tokens counted by: {', '.join(sorted({s.tokens_source or '?' for s in scores}))};"
-            f" relevancy: {', '.join(sorted({s.relevancy_method or 'n/a' for s in scores}))}.",
-            f"Judge verdicts rejected (unknown path): {sum(s.rejected for s in scores)}; "
-            f"duplicates: {sum(s.duplicates for s in scores)}; run status: {run.get('status')}.",
-        ]
+        validation = validations.get(str(run.get("judge") or ""))
+        extra = (
+            [trust_line(run.get("judge"), validation)]
+            + _baseline_note(run)
+            + [
+                f"Tokens counted by: {', '.join(sorted({s.tokens_source or '?' for s in scores}))};"
+                f" relevancy: {', '.join(sorted({s.relevancy_method or 'n/a' for s in scores}))}.",
+                f"Judge verdicts rejected (unknown path): {sum(s.rejected for s in scores)}; "
+                f"duplicates: {sum(s.duplicates for s in scores)}; "
+                f"run status: {run.get('status')}.",
+            ]
+        )
         t = by_hop(scores, f"{label} — by hop")
         t.notes += extra
         hop_tables[rid] = t
@@ -98,6 +117,7 @@ def build_report(
                 "setting": run.get("setting"),
                 "strategy": run.get("strategy"),
                 "judge": run.get("judge"),
+                "judge kappa": _kappa_cell(validation),
                 "n": len(scores),
                 **{k: overall[k] for k in METRICS},
             }
@@ -107,8 +127,22 @@ def build_report(
         "overall",
         Table(
             title="Overall per run (weighted by questions per hop)",
-            columns=["run", "responder", "setting", "strategy", "judge", "n", *METRICS],
+            columns=[
+                "run",
+                "responder",
+                "setting",
+                "strategy",
+                "judge",
+                "judge kappa",
+                "n",
+                *METRICS,
+            ],
             rows=summary_rows,
+            notes=[
+                "judge kappa: Cohen's kappa of the run's judge against gold labels "
+                "(`kg judge validate`); 'unvalidated' = never measured, so its scores are of "
+                "unknown trust."
+            ],
         ),
         out_dir,
         formats,
@@ -146,6 +180,13 @@ def compare_runs(store: Store, run_a: str, run_b: str, seed: int = 0) -> Table:
     """Paired bootstrap of B - A over the questions both runs judged."""
     _, sa = run_scores(store, run_a)
     _, sb = run_scores(store, run_b)
+    return compare_scores(run_a, sa, run_b, sb, seed=seed)
+
+
+def compare_scores(
+    run_a: str, sa: list[QuestionScore], run_b: str, sb: list[QuestionScore], seed: int = 0
+) -> Table:
+    """`compare_runs` on scores already read (the HTML report reuses the report's scores)."""
     a_by, b_by = {s.question: s for s in sa}, {s.question: s for s in sb}
     shared = sorted(set(a_by) & set(b_by))
     if not shared:

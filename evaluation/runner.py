@@ -11,19 +11,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 
 import openai
 from pydantic import BaseModel, Field
 
 from evaluation import runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
-from evaluation.judges import EmbeddingJudge, Judge, LLMJudge
+from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
 from evaluation.models import AnswerResult, EvalQuestion, Fact, QuestionResult
 from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
 from evaluation.spec import RunSpec
+from kg import __version__
 from kg.ids import answer_uid
 from kg.llm import (
     BudgetExceeded,
@@ -32,6 +32,7 @@ from kg.llm import (
     ServerUnreachable,
     StructuredOutputError,
 )
+from kg.runs import RunStatus, now
 from kg.store import Store
 
 Progress = Callable[[int, int], None]
@@ -41,7 +42,7 @@ _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError)
 
 class RunSummary(BaseModel):
     run_id: str
-    status: str
+    status: RunStatus
     questions: int
     done_before: int
     completed: int
@@ -55,16 +56,11 @@ class RunSummary(BaseModel):
     setup_s: float = 0.0  # reading questions, building contexts, opening the run
 
 
-def package_version() -> str:
-    try:
-        return version("perspectivekg")
-    except PackageNotFoundError:  # pragma: no cover - source checkout without install
-        return "0+unknown"
-
-
 def make_judge(spec: RunSpec, client: LLMClient | None) -> Judge:
     if spec.judge == "embedding":
         return EmbeddingJudge(spec.path_threshold, spec.claim_threshold)
+    if spec.judge == "edge-evidence":
+        return EdgeEvidenceJudge(claim_threshold=spec.claim_threshold)
     if client is None:
         raise EvalInputError("an LLM judge needs --judge-model")
     return LLMJudge(client, relevancy_n=spec.relevancy_n, seed=spec.seed)
@@ -275,8 +271,8 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         "roles": {"responder": responder.name if responder else None, "judge": judge.name},
         "prompt_hashes": hashes,
         "identity": identity,
-        "version": package_version(),
-        "started_at": runs.now(),
+        "version": __version__,
+        "started_at": now(),
         "source_run": spec.source_run,
         "config": {
             **spec.model_dump(mode="json", exclude={"responder_llm", "judge_llm"}),
@@ -304,7 +300,9 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     asyncio.run(pipe.run(items, workers))
 
     failed = len(items) - pipe.completed
-    status = "stopped" if pipe.stopped else "incomplete" if failed else "completed"
+    status = (
+        RunStatus.interrupted if pipe.stopped else RunStatus.partial if failed else RunStatus.done
+    )
     errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
     runs.finish_run(store, run_id, status, errors, failed)
     return RunSummary(

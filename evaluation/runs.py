@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal, overload
 
 from evaluation.models import QuestionResult
 from evaluation.questions import EvalInputError
 from kg.ids import answer_uid, claim_uid, verdict_uid
+from kg.runs import RunRecord, RunStatus, now
 from kg.store import Store
 
 _JSON_FIELDS = ("roles", "prompt_hashes", "config", "identity", "errors")
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 EVAL_KINDS = ("eval", "judge")
@@ -32,6 +28,10 @@ def decode_run(run: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@overload
+def get_run(store: Store, uid: str, *, required: Literal[True] = True) -> dict[str, Any]: ...
+@overload
+def get_run(store: Store, uid: str, *, required: bool) -> dict[str, Any] | None: ...
 def get_run(store: Store, uid: str, *, required: bool = True) -> dict[str, Any] | None:
     run = store.query("eval/run_get", uid=uid)[0]["run"]
     if run is None and required:
@@ -49,7 +49,11 @@ def _eval_runs(store: Store) -> list[dict[str, Any]]:
 
 
 def list_runs(store: Store) -> list[dict[str, Any]]:
-    return [{**decode_run(r["run"]), "judged": r["judged"]} for r in _eval_runs(store)]
+    """Every evaluation run as the typed record reads it (older statuses in today's words)."""
+    return [
+        RunRecord.from_node(r["run"]).model_dump(mode="json") | {"judged": r["judged"]}
+        for r in _eval_runs(store)
+    ]
 
 
 def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None) -> dict:
@@ -62,12 +66,12 @@ def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None)
     )
 
 
-def finish_run(store: Store, uid: str, status: str, errors: list[str], failed: int) -> dict:
+def finish_run(store: Store, uid: str, status: RunStatus, errors: list[str], failed: int) -> dict:
     return decode_run(
         store.query(
             "eval/run_finish",
             uid=uid,
-            status=status,
+            status=status.value,
             now=now(),
             errors=json.dumps(errors[:50]),
             failed=failed,
@@ -112,6 +116,7 @@ def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str,
                     "present": v.present,
                     "partial": v.partial,
                     "edges_present": v.edges_present,
+                    "edge_sentences": v.edge_sentences,
                     "reason": v.reason,
                 }
             )

@@ -10,24 +10,14 @@ from pydantic import BaseModel, Field
 
 from evaluation.models import GroundTruth, Setting, Strategy
 from kg.llm import LLMConfig
-
-# Config fields that change results (the rest — concurrency, timeouts, cache — do not).
-_RESULT_FIELDS = (
-    "model",
-    "base_url",
-    "temperature",
-    "max_tokens",
-    "reasoning_effort",
-    "reasoning",
-    "structured_output",
-)
+from kg.llm.config import RESULT_FIELDS
 
 
 def llm_identity(cfg: LLMConfig | None) -> dict[str, Any] | None:
     if cfg is None:
         return None
     d = cfg.public_dict()
-    return {k: d[k] for k in _RESULT_FIELDS}
+    return {k: d[k] for k in RESULT_FIELDS}
 
 
 class RunSpec(BaseModel):
@@ -36,7 +26,7 @@ class RunSpec(BaseModel):
     source_run: str | None = None  # judge runs: the run whose stored answers are judged
     responder: str = "llm"  # "llm" or an offline baseline (cover-all, target-only, empty)
     responder_llm: LLMConfig | None = None
-    judge: Literal["llm", "embedding"] = "embedding"
+    judge: Literal["llm", "embedding", "edge-evidence"] = "edge-evidence"
     judge_llm: LLMConfig | None = None
     setting: Setting = Setting.oracle
     strategy: Strategy = Strategy.plain
@@ -74,7 +64,11 @@ class RunSpec(BaseModel):
             "seed": self.seed,
             "relevancy_n": self.relevancy_n if self.judge == "llm" else None,
             "thresholds": (
-                [self.path_threshold, self.claim_threshold] if self.judge == "embedding" else None
+                [self.path_threshold, self.claim_threshold]
+                if self.judge == "embedding"
+                else [self.claim_threshold]
+                if self.judge == "edge-evidence"
+                else None
             ),
             "domains": self.domains,
             "hops": self.hops,

@@ -53,7 +53,7 @@ class Palette(BaseModel):
     new_relations: dict[str, PaletteRelation] = Field(default_factory=dict)
 
     def relations(self) -> list[PaletteRelation]:
-        out = []
+        out: list[PaletteRelation] = []
         for cat, body in self.categories.items():
             out.extend(r.model_copy(update={"category": cat}) for r in body.relations)
         return out

@@ -57,7 +57,12 @@ class Settings(BaseSettings):
     # Extra JVM options for the local server (e.g. GC logging), space separated.
     jvm_options: str = ""
     java_home: Path | None = None
-    start_timeout_s: float = 120.0
+    # Bolt wait, counted from the JVM launch (provisioning has no deadline): give up after this
+    # long with no progress in the server's logs, or after the maximum in all.
+    start_timeout_s: float = Field(default=180.0, gt=0)
+    start_timeout_max_s: float = Field(default=900.0, gt=0)
+    # Maven local repository for resolving Neo4j + GDS (default: Maven's own, ~/.m2).
+    maven_repo_local: Path | None = None
 
     cache_dir: Path = Field(default_factory=default_cache_dir)
     config_dir: Path = Field(default_factory=default_config_dir)
@@ -92,4 +97,4 @@ class Settings(BaseSettings):
 def get_settings(**overrides: object) -> Settings:
     """Settings from the environment and `.env`, with CLI options (non-None) taking precedence."""
     clean = {k: v for k, v in overrides.items() if v is not None}
-    return Settings(**clean)
+    return Settings.model_validate(clean)

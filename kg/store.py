@@ -135,7 +135,11 @@ class Store:
         n = 0
         with self.session() as s:
             for batch in chunked(rows, size):
-                s.execute_write(lambda tx, b=batch: tx.run(text, {**params, "rows": b}).consume())
+
+                def work(tx: neo4j.ManagedTransaction, b: list[Any] = batch) -> None:
+                    tx.run(text, {**params, "rows": b}).consume()
+
+                s.execute_write(work)
                 n += len(batch)
         return n
 

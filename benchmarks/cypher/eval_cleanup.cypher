@@ -1,5 +1,6 @@
 // Remove what the evaluation benchmark created: its runs (with answers, verdicts, claims) and
-// its synthetic domain. Only ever called by benchmarks/eval_perf.py with its own names.
+// its synthetic domain. Only ever called by benchmarks/eval_perf.py and
+// benchmarks/html_report.py, with their own names.
 CALL (){
   MATCH (r:Run) WHERE r.uid IN $runs
   OPTIONAL MATCH (a:Answer)-[:IN_RUN]->(r)

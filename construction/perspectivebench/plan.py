@@ -212,14 +212,14 @@ class _Builder:
             )
         tpos = {p: i for i, p in enumerate(q.target_pos)}
         for pos, entry in enumerate(q.valid_paths):
-            p_uid, override = self.path(q, pos)
+            p_uid, path_override = self.path(q, pos)
             row = {
                 "question": q_uid,
                 "path": p_uid,
                 "name": entry.name,
                 "pos": pos,
                 "tpos": tpos.get(pos),
-                "reasons": override,
+                "reasons": path_override,
             }
             (self.plan.targets if pos in tpos else self.plan.distractors).append(row)
         for rank, sentence in enumerate(q.focused_evidence):
@@ -248,7 +248,8 @@ def build_plan(
 
 def planned_uids(questions: list[tuple[LineRef, BenchQuestion]]) -> tuple[list[str], list[str]]:
     """Concept and path uids an import will touch (to read what the graph holds first)."""
-    concepts, paths = set(), set()
+    concepts: set[str] = set()
+    paths: set[str] = set()
     for _, q in questions:
         concepts.update(ids.concept_uid(q.domain, base_key(k)) for k in q.pool)
         paths.update(ids.path_uid(q.domain, p.path.signature) for p in q.valid_paths)

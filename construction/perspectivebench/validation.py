@@ -126,9 +126,9 @@ class _LineChecker:
             if not entry.key_evidence:
                 self.warn(f"full_content_pool.{key}.Key Evidence", "empty list")
         valid: list[PathEntry | None] = []
-        for i, entry in enumerate(raw.valid_paths):
+        for i, path_entry in enumerate(raw.valid_paths):
             fld = f"valid_paths[{i}]"
-            parsed = self._entry(entry, fld)
+            parsed = self._entry(path_entry, fld)
             valid.append(parsed)
             if parsed is None:
                 continue
@@ -142,9 +142,9 @@ class _LineChecker:
         _dupes(self, ok, "path", lambda p: p.path.signature)
         by_name = {p.name: i for i, p in enumerate(valid) if p is not None}
         target_pos: list[int] = []
-        for i, entry in enumerate(raw.perspective_valid_paths):
+        for i, path_entry in enumerate(raw.perspective_valid_paths):
             fld = f"perspective_valid_paths[{i}]"
-            parsed = self._entry(entry, fld)
+            parsed = self._entry(path_entry, fld)
             if parsed is None:
                 continue
             pos = by_name.get(parsed.name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -27,7 +28,7 @@ def _write(tx: ManagedTransaction, name: str, rows: list[dict[str, Any]], size: 
             )
 
 
-def _dump(items: list[BaseModel]) -> list[dict[str, Any]]:
+def _dump(items: Sequence[BaseModel]) -> list[dict[str, Any]]:
     return [i.model_dump() for i in items]
 
 

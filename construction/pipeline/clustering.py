@@ -1,7 +1,11 @@
-"""Stage 4a: clustering. Optional UMAP reduction (15 neighbours, 5 components, min_dist 0,
-cosine, fixed seed) then HDBSCAN; min cluster size scaled down for small corpora. Outliers stay
-unclustered. Each cluster becomes a Concept `topic_N` with c-TF-IDF topic words; facts link to it
-with their membership probability, and keep their soft membership in every concept."""
+"""Stage 4a: clustering. A reduction of the embeddings (default: a spectral embedding of the
+15-neighbour kNN graph, 5 components, then HDBSCAN "eom"; or the published UMAP: 15 neighbours,
+5 components, min_dist 0, cosine, fixed seed, then HDBSCAN "leaf"); the min cluster size is
+scaled down for small corpora.
+Outliers stay unclustered (their share is reported; above `max_outlier_share` the build warns).
+Each cluster becomes a Concept `topic_N` whose topic words are its most distinctive noun phrases
+(c-TF-IDF) and whose mention terms recognize it in a sentence; facts link to it with their
+membership probability, and keep their soft membership in every concept."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from construction.pipeline.context import BuildContext, StageReport, log
+from construction.pipeline.noun_phrases import ctfidf_phrases
 from kg.ids import concept_uid, content_uid, fingerprint
 
 STAGE = "clusters"
@@ -36,9 +41,21 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
         )
     data = vecs
     reduced = False
-    if cfg.use_umap and n_facts > cfg.umap_components + 2:
+    reducer = cfg.reducer_for(n_facts)
+    if cfg.use_umap and reducer == "spectral" and n_facts > cfg.spectral_components + 2:
+        from sklearn.manifold import SpectralEmbedding
+
+        data = SpectralEmbedding(
+            n_components=cfg.spectral_components,
+            affinity="nearest_neighbors",
+            n_neighbors=min(cfg.umap_neighbors, n_facts - 1),
+            random_state=cfg.seed,
+        ).fit_transform(vecs)
+        reduced = True
+    elif cfg.use_umap and n_facts > cfg.umap_components + 2:
         import warnings
 
+        _numba_cache()
         import umap
 
         warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
@@ -55,7 +72,7 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
         min_cluster_size=size,
         min_samples=cfg.min_samples,
         metric="euclidean",
-        cluster_selection_method=cfg.cluster_selection,
+        cluster_selection_method=cfg.selection(n_facts),
         prediction_data=True,
     )
     labels = clusterer.fit_predict(data)
@@ -74,20 +91,17 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
     )
 
 
-def ctfidf_topic_words(docs: list[str], n_words: int) -> list[list[str]]:
-    """Class-based TF-IDF (one document = all facts of a cluster), 1-2-grams, no stop words."""
-    from sklearn.feature_extraction.text import CountVectorizer
+def _numba_cache() -> None:
+    """UMAP's numba functions compile on first use (~20 s per process on 2 cores); numba keeps
+    the compiled code on disk when NUMBA_CACHE_DIR is set: under the product's cache dir."""
+    import os
 
-    vec = CountVectorizer(
-        ngram_range=(1, 2), stop_words="english", token_pattern=r"(?u)\b[A-Za-z][A-Za-z\-]+\b"
-    )
-    counts = vec.fit_transform(docs).toarray().astype(float)
-    words = vec.get_feature_names_out()
-    tf = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
-    avg_words = counts.sum() / max(len(docs), 1)
-    idf = np.log(1.0 + avg_words / np.maximum(counts.sum(axis=0), 1.0))
-    scores = tf * idf
-    return [[str(words[j]) for j in np.argsort(-row)[:n_words] if row[j] > 0] for row in scores]
+    if "NUMBA_CACHE_DIR" not in os.environ:
+        from kg.settings import get_settings
+
+        path = get_settings().cache_dir / "numba"
+        path.mkdir(parents=True, exist_ok=True)
+        os.environ["NUMBA_CACHE_DIR"] = str(path)
 
 
 def run(ctx: BuildContext) -> StageReport:
@@ -97,13 +111,15 @@ def run(ctx: BuildContext) -> StageReport:
         rep.items = 1
         params = (
             cfg.use_umap,
+            cfg.reducer,
+            cfg.spectral_components,
             cfg.umap_neighbors,
             cfg.umap_components,
             cfg.umap_min_dist,
             cfg.seed,
             cfg.min_cluster_size,
             cfg.min_samples,
-            cfg.cluster_selection,
+            cfg.selection(len(facts)),
             cfg.topic_words,
             cfg.key_evidence,
         )
@@ -119,15 +135,31 @@ def run(ctx: BuildContext) -> StageReport:
         result = cluster_vectors(vecs, cfg, len(facts))
         rep.note(
             f"HDBSCAN min cluster size {result.min_cluster_size} for {len(facts)} facts"
-            + (" after UMAP" if result.reduced else " (no UMAP)")
+            + (
+                f" after {cfg.reducer_for(len(facts))} reduction"
+                if result.reduced
+                else " (no reduction)"
+            )
         )
         rows = concept_rows(ctx, facts, vecs, result)
         members = membership_rows(facts, vecs, result, cfg.key_evidence, ctx.domain)
         outliers = sum(1 for label in result.labels if label < 0)
-        rep.counts.update(concepts=len(rows), outliers=outliers)
-        if outliers:
-            rep.note(f"{outliers} outlier facts stay unclustered")
-        prov = ctx.provenance(STAGE, source="offline: UMAP + HDBSCAN + c-TF-IDF")
+        share = outliers / len(result.labels)
+        rep.counts.update(
+            concepts=len(rows), outliers=outliers, outlier_share_pct=round(100 * share)
+        )
+        if share > cfg.max_outlier_share:
+            rep.counts["warnings"] = rep.counts.get("warnings", 0) + 1
+            rep.note(
+                f"WARNING: {outliers} of {len(result.labels)} facts ({share:.0%}) are "
+                f"outliers, above {cfg.max_outlier_share:.0%}: the concepts cover little "
+                f"of the text (try --min-cluster-size smaller or --cluster-selection)"
+            )
+        elif outliers:
+            rep.note(f"{outliers} outlier facts ({share:.0%}) stay unclustered")
+        prov = ctx.provenance(
+            STAGE, source=f"offline: {cfg.reducer_for(len(facts))} + HDBSCAN + noun-phrase c-TF-IDF"
+        )
         steps = [ctx.step_row(STAGE, "domain", input_hash)]
 
         def work(tx) -> None:
@@ -152,8 +184,9 @@ def concept_rows(
 ) -> list[dict]:
     labels = np.asarray(result.labels)
     n = int(labels.max()) + 1 if len(labels) else 0
-    docs = [" ".join(facts[i]["text"] for i in np.nonzero(labels == k)[0]) for k in range(n)]
-    words = ctfidf_topic_words(docs, ctx.config.topic_words) if n else []
+    docs = [[facts[i]["text"] for i in np.nonzero(labels == k)[0]] for k in range(n)]
+    ranked = ctfidf_phrases(docs, max(ctx.config.topic_words, TERMS_PER_CONCEPT)) if n else []
+    terms = mention_terms(ranked)
     rows = []
     for k in range(n):
         idx = np.nonzero(labels == k)[0]
@@ -162,14 +195,36 @@ def concept_rows(
         key = f"topic_{k}"
         rows.append(
             {
-                "uid": concept_uid(ctx.domain, key),
+                "uid": content_uid(ctx.domain, key),
                 "key": key,
-                "topic_words": words[k],
+                "topic_words": [p for p, _ in ranked[k][: ctx.config.topic_words]],
+                "terms": terms[k],
                 "central_fact": facts[central]["uid"],
                 "size": int(len(idx)),
             }
         )
     return rows
+
+
+TERMS_PER_CONCEPT = 4
+
+
+def mention_terms(ranked: list[list[tuple[str, float]]]) -> list[list[str]]:
+    """The phrases by which a concept is recognized in a sentence: its most distinctive
+    phrases, each given to the one concept where it scores highest (so a mention is never
+    ambiguous between two concepts), at most `TERMS_PER_CONCEPT` per concept."""
+    best: dict[str, tuple[float, int]] = {}
+    for k, phrases in enumerate(ranked):
+        for phrase, score in phrases:
+            if phrase not in best or score > best[phrase][0]:
+                best[phrase] = (score, k)
+    out: list[list[str]] = []
+    for k, phrases in enumerate(ranked):
+        # A single word recognizes a concept only as its name (added by the relations stage):
+        # as a term it matches too much ("rate", "nuclear", "atom").
+        mine = [p for p, _ in phrases if best[p][1] == k and " " in p]
+        out.append(mine[:TERMS_PER_CONCEPT])
+    return out
 
 
 def membership_rows(

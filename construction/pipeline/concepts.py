@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from construction.pipeline import noun_phrases as np_
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.llm_route import RejectedReply
 
@@ -17,28 +18,27 @@ class SummaryReply(BaseModel):
     summary: str = Field(min_length=1, description="one sentence synthesizing the facts")
 
 
-def offline_name(
-    topic_words: list[str], taken: set[str], entities: list[dict] | None = None
-) -> str:
-    """The concept's most mentioned multi-word entity that shares a top topic word, else the
-    best two-word topic phrase, else the top word; unique in the domain."""
-    words = [w for w in topic_words if w]
-    top = {t for w in words[:5] for t in w.split()}
-    named = sorted(
-        (e for e in entities or [] if e["n"] >= 2 and set(e["name"].lower().split()) & top),
-        key=lambda e: (-e["n"] * (1 + 0.5 * (len(e["name"].split()) - 1)), e["name"]),
-    )
-    phrases = [e["name"].lower() for e in named] + [w for w in words[:5] if " " in w] + words
-    for cand in phrases or ["concept"]:
-        name = cand.title()
+def offline_name(topic_words: list[str], taken: set[str], facts: list[str] | None = None) -> str:
+    """The concept's most distinctive noun phrase (its c-TF-IDF ranked `topic_words`) that
+    occurs in its facts, is not a generic word and is not taken in the domain, written as the
+    facts write it. Without facts (renaming a model's duplicate name) only the first two hold."""
+    stops = np_.stop_words()
+    for phrase in topic_words:
+        if not phrase or not np_.nameable(phrase) or phrase.lower() in stops:
+            continue
+        if facts is not None and not np_.occurs_in(phrase, facts):
+            continue
+        name = np_.surface_form(phrase, facts) if facts else phrase
         if name.lower() not in taken:
             return name
-    base = (phrases or ["concept"])[0].title()
-    extra = next((w.title() for w in words if w.title() not in base), "")
-    name = f"{base} {extra}".strip()
+    # Every phrase is taken: the best one qualified by the next, both from the facts.
+    usable = [p for p in topic_words if p and np_.nameable(p)] or ["concept"]
+    base = usable[0]
+    extra = next((p for p in usable[1:] if p not in base and base not in p), "")
+    name = f"{base} ({extra})" if extra else base
     n = 2
     while name.lower() in taken:
-        name, n = f"{base} {n}", n + 1
+        name, n = f"{base} ({extra or n})" if n == 2 and extra else f"{base} {n}", n + 1
     return name
 
 
@@ -58,8 +58,12 @@ def row(uid: str, name: str, summary: str, topic_words: list[str], provenance: s
 
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
+        # Offline names are checked against every fact of the concept, the model sees the key
+        # evidence only.
         concepts = ctx.store.query(
-            "pipeline/concepts_with_evidence", domain=ctx.domain, limit=ctx.config.key_evidence
+            "pipeline/concepts_with_evidence",
+            domain=ctx.domain,
+            limit=ctx.config.key_evidence if ctx.llm else 100000,
         )
         todo = ctx.pending(STAGE, rep, concepts)
         pending = {c["uid"] for c in todo}
@@ -67,7 +71,9 @@ def run(ctx: BuildContext) -> StageReport:
         if ctx.llm:
             _run_llm(ctx, rep, todo, taken)
             return rep
-        prov = ctx.provenance(STAGE, source="offline: central fact + topic words")
+        prov = ctx.provenance(
+            STAGE, source="offline: most distinctive noun phrase (c-TF-IDF) + central fact"
+        )
         rows = []
         bar = ctx.bar("concepts", len(todo))
         for c in todo:
@@ -79,7 +85,7 @@ def run(ctx: BuildContext) -> StageReport:
                 ),
                 c["facts"][0] if c["facts"] else "",
             )
-            name = offline_name(c["topic_words"], taken, c["entities"])
+            name = offline_name(c["topic_words"], taken, c["facts"])
             taken.add(name.lower())
             rows.append(
                 row(

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 
 from construction.pipeline import text_units as tu
 from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.fact_filter import non_fact_kind
 from construction.pipeline.llm_route import RejectedReply
 from kg.ids import entity_uid, fact_uid
 
@@ -44,26 +45,36 @@ def fact_row(
 
 def offline_facts(
     text: str, df: Counter[str], n_sentences: int, min_facts: int, max_facts: int, max_entities: int
-) -> tuple[list[tuple[str, list[str]]], int]:
-    """(facts with entities, sentences dropped). Importance = summed rarity of recurring
-    keyphrases per sqrt(length); facts keep their order in the chunk."""
+) -> tuple[list[tuple[str, list[str]]], Counter[str]]:
+    """(facts with entities, sentences dropped per reason). Sentences that state no fact
+    (`fact_filter.KINDS`) are dropped first; importance = summed rarity of recurring keyphrases
+    per sqrt(length); facts keep their order in the chunk."""
     kept: list[tuple[int, float, str, list[str]]] = []
-    dropped = 0
+    dropped: Counter[str] = Counter()
     for i, sent in enumerate(tu.sentences(text)):
-        ents = tu.key_entities(sent, df, n_sentences, max_entities)
+        kind = non_fact_kind(sent)
+        if kind is not None:
+            dropped[f"non_fact_{kind}"] += 1
+            continue
         if not tu.is_complete(sent):
-            dropped += 1
+            dropped["incomplete"] += 1
             continue
         if tu.bare_pronoun(sent):
             # Offline there is no coreference model: a sentence whose subject is a bare
             # pronoun is not self-contained, so it is dropped (and counted), never garbled.
-            dropped += 1
+            dropped["bare_pronoun"] += 1
             continue
+        ents = tu.key_entities(sent, df, n_sentences, max_entities)
         score = sum(math.log(1 + n_sentences / df[e]) for e in ents if df[e] > 0)
         kept.append((i, score / math.sqrt(len(sent.split())), sent, ents))
     best = sorted(kept, key=lambda k: -k[1])[:max_facts]
-    dropped += len(kept) - len(best)
+    if len(kept) > len(best):
+        dropped["below_top_facts"] += len(kept) - len(best)
     return [(s, e) for _, _, s, e in sorted(best)], dropped
+
+
+def non_fact_total(counts: dict[str, int]) -> int:
+    return sum(v for k, v in counts.items() if k.startswith("non_fact_"))
 
 
 def run(ctx: BuildContext) -> StageReport:
@@ -89,7 +100,9 @@ def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict], todo: 
         facts, dropped = offline_facts(
             c["text"], df, len(all_sents), cfg.min_facts, cfg.max_facts, cfg.max_entities
         )
-        rep.skipped += dropped
+        rep.skipped += sum(dropped.values())
+        for key, n in dropped.items():
+            rep.counts[key] = rep.counts.get(key, 0) + n
         if len(facts) < cfg.min_facts:
             rep.counts["chunks_below_min_facts"] = rep.counts.get("chunks_below_min_facts", 0) + 1
         batch.extend(fact_row(ctx, c["uid"], s, e, prov) for s, e in facts)
@@ -102,10 +115,22 @@ def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict], todo: 
         _flush(ctx, rep, batch, batch_items)
         bar.advance(len(batch_items))
     bar.close()
-    if rep.skipped:
+    non_facts = non_fact_total(rep.counts)
+    rep.counts["non_facts"] = non_facts
+    if non_facts:
+        kinds = ", ".join(
+            f"{k.removeprefix('non_fact_')} {v}"
+            for k, v in sorted(rep.counts.items())
+            if k.startswith("non_fact_")
+        )
         rep.note(
-            f"{rep.skipped} sentences not kept (cut at a chunk edge, unresolved pronoun, "
-            f"too short/long, or below the top {cfg.max_facts} of their chunk)"
+            f"{non_facts} sentences state no fact and were dropped before clustering ({kinds})"
+        )
+    if rep.skipped > non_facts:
+        rep.note(
+            f"{rep.skipped - non_facts} other sentences not kept (cut at a chunk edge, "
+            f"unresolved pronoun, too short/long, or below the top {cfg.max_facts} of "
+            f"their chunk)"
         )
 
 
@@ -149,8 +174,23 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
             rep.reject(exc.reason)
             bar.advance()
             return
+        # The model is asked for facts only; what still states none is dropped and counted.
+        kept = []
+        for sent, ents in facts:
+            kind = non_fact_kind(sent)
+            if kind is None:
+                kept.append((sent, ents))
+            else:
+                key = f"non_fact_{kind}"
+                rep.counts[key] = rep.counts.get(key, 0) + 1
+                rep.skipped += 1
+        facts = kept
         _flush(ctx, rep, [fact_row(ctx, c["uid"], s, e, prov) for s, e in facts], [c["uid"]])
         bar.advance()
 
     llm.map(todo, one, ctx.config.concurrency)
     bar.close()
+    non_facts = non_fact_total(rep.counts)
+    if non_facts:
+        rep.counts["non_facts"] = non_facts
+        rep.note(f"{non_facts} model sentences state no fact and were dropped")

@@ -37,12 +37,8 @@ def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
         edges = ctx.store.query("pipeline/domain_edge_uids", domain=ctx.domain)
-        params = (
-            cfg.max_hops,
-            cfg.one_hop_min_relations,
-            cfg.multi_hop_min_combinations,
-            cfg.multi_hop_max_combinations,
-        )
+        one_min, multi_min, multi_max = cfg.group_rules(offline=ctx.llm is None)
+        params = (cfg.max_hops, one_min, multi_min, multi_max)
         input_hash = content_uid(fingerprint([e["uid"] for e in edges]), *params)
         rep.items = 1
         if ctx.done_items(STAGE).get("domain") == input_hash:
@@ -53,9 +49,9 @@ def run(ctx: BuildContext) -> StageReport:
             "pipeline/enumerate_paths",
             domain=ctx.domain,
             max_hops=cfg.max_hops,
-            one_hop_min=cfg.one_hop_min_relations,
-            multi_min=cfg.multi_hop_min_combinations,
-            multi_max=cfg.multi_hop_max_combinations,
+            one_hop_min=one_min,
+            multi_min=multi_min,
+            multi_max=multi_max,
         )
         rep.counts["enumeration_ms"] = int((time.perf_counter() - start) * 1000)
         prov = ctx.provenance(STAGE, source="Cypher path enumeration + group rules")

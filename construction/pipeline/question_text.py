@@ -5,10 +5,31 @@ on concept names. Templates hint at the focus in general conceptual words."""
 from __future__ import annotations
 
 import re
+import zlib
 
 FAMILIES: list[tuple[str, tuple[str, ...]]] = [
-    ("mechanism", ("caus", "consequen", "regulat", "effect", "control", "mechan")),
-    ("comparison", ("compar", "contrast", "taxonom", "altern", "classif", "similar")),
+    (
+        "mechanism",
+        (
+            "caus",
+            "consequen",
+            "regulat",
+            "effect",
+            "control",
+            "mechan",
+            "reduc",
+            "enabl",
+            "explain",
+            "inhibit",
+            "activ",
+            "promot",
+            "result",
+        ),
+    ),
+    (
+        "comparison",
+        ("compar", "contrast", "taxonom", "altern", "classif", "similar", "type", "exampl"),
+    ),
     (
         "sequence",
         (
@@ -21,74 +42,103 @@ FAMILIES: list[tuple[str, tuple[str, ...]]] = [
             "order",
             "histor",
             "chrono",
+            "preced",
+            "step",
+            "cycl",
         ),
     ),
-    ("structure", ("struct", "function", "compos", "part", "anatom", "organi")),
-    ("context", ("context", "ideolog", "framework", "background", "cultur")),
-    ("flow", ("flow", "transport", "supply", "movement", "transfer", "exchange")),
+    (
+        "structure",
+        (
+            "struct",
+            "function",
+            "compos",
+            "part",
+            "anatom",
+            "organi",
+            "defin",
+            "component",
+            "locat",
+            "serv",
+        ),
+    ),
+    ("context", ("context", "ideolog", "framework", "background", "cultur", "basis")),
+    (
+        "flow",
+        (
+            "flow",
+            "transport",
+            "supply",
+            "movement",
+            "transfer",
+            "exchange",
+            "produc",
+            "requir",
+            "input",
+            "output",
+        ),
+    ),
 ]
 
-ONE_HOP: dict[str, list[str]] = {
+# The hint of each family, in the published questions' manner ("..., focusing on the
+# underlying mechanism"): general conceptual words, never a relation label.
+HINTS: dict[str, list[str]] = {
     "mechanism": [
-        "Describe the mechanism by which {a} shapes what happens in {b}, focusing on how a "
-        "change in one drives a change in the other.",
-        "What underlying mechanism links {a} to {b}? Focus on how one drives the other.",
+        "focusing on the underlying mechanism",
+        "focusing on how a change in one drives a change in the other",
+        "with attention to the physical process that links them",
+        "focusing on what makes one act on the other",
     ],
     "comparison": [
-        "Set {a} side by side with {b}: what do they have in common, where do they diverge, "
-        "and where does each sit in a broader classification?",
-        "Looking at {a} and {b} side by side, describe what they share and where they part ways.",
+        "focusing on what they share and where they part ways",
+        "focusing on their scope and defining features",
+        "focusing on where each sits in a broader classification",
+        "focusing on what sets them apart",
     ],
     "sequence": [
-        "Describe how {a} and {b} are ordered: which has to come first, and how does the first "
-        "set the stage for the second?",
-        "In what order do {a} and {b} unfold or need to be understood, and why does that order "
-        "matter?",
+        "focusing on which must be established first",
+        "focusing on the order in which they unfold",
+        "focusing on how the earlier one sets the stage for the later one",
+        "focusing on the place each takes in a larger workflow",
     ],
     "structure": [
-        "Describe how {a} and {b} are organized within a larger whole, focusing on the role "
-        "each one plays.",
-        "Focusing on organization and roles, describe how {a} is built into {b}.",
+        "focusing on the role each plays within the larger whole",
+        "focusing on how one is built into the other",
+        "focusing on their organization and the part each takes",
+        "focusing on how their make-up relates",
     ],
     "context": [
-        "Describe the background that {a} provides for {b}, focusing on the ideas and "
-        "circumstances that frame it.",
-        "Focusing on setting and ideas, how does {a} frame {b}?",
+        "focusing on the ideas and circumstances that frame them",
+        "focusing on the background one provides for the other",
+        "focusing on the setting in which one shaped the other",
+        "focusing on the beliefs and conditions that tie them together",
     ],
     "flow": [
-        "Follow what travels from {a} to {b}: describe the route it takes and what it carries "
-        "along the way.",
-        "Describe how material moves between {a} and {b}, focusing on its route.",
+        "focusing on the essential resources one provides for the other",
+        "focusing on what one takes in and what it gives out",
+        "focusing on what travels between them and where it goes",
+        "focusing on the route material takes from one to the other",
     ],
 }
-
-MULTI_HOP: dict[str, list[str]] = {
-    # "link" rather than "step": several palettes have step/process labels.
-    "mechanism": [
-        "Focus on the underlying mechanism by which each link drives the next.",
-        "Focus on how a change at each link carries through to the next.",
-    ],
-    "comparison": [
-        "Focus on how the ideas along the way resemble and diverge from one another.",
-        "Focus on where each idea sits relative to its neighbours in a broader classification.",
-    ],
-    "sequence": [
-        "Focus on the order along the chain and how each link sets the stage for the next.",
-        "Focus on which link has to come first and why the order matters.",
-    ],
-    "structure": [
-        "Focus on how each piece is organized within the larger whole.",
-        "Focus on the role each piece plays in the overall organization.",
-    ],
-    "context": [
-        "Focus on the background and ideas each link provides for the next.",
-        "Focus on the setting in which each link frames the next.",
-    ],
-    "flow": [
-        "Focus on what travels along each link and where it goes next.",
-        "Focus on the route material takes from one link to the next.",
-    ],
-}
+# {a}, {b}: endpoint names; {h}: the hint. Each opens with a fixed word (names stay as the
+# facts write them, e.g. lower case).
+ONE_HOP = [
+    "Explain the connection between {a} and {b}, {h}.",
+    "Describe how {a} relates to {b}, {h}.",
+    "{H}, explain what links {a} to {b}.",
+    "Considering {a} and {b}, explain their relationship by {hg}.",
+    "What ties {a} to {b}? Answer by {hg}.",
+    "Discuss {a} in relation to {b}, {h}.",
+]
+# {chain}: "a, b and c"; {via}: the inner concepts.
+MULTI_HOP = [
+    "Considering {chain}, explain their relationship by {hg}.",
+    "Explain how {a} connects to {b} by way of {via}, {h}.",
+    "Starting from {a}, follow the links through {via} to {b}, {h}.",
+    "{H}, describe how {a} leads on, through {via}, to {b}.",
+    "Describe the chain of ideas from {a} via {via} to {b}, {h}.",
+    "How does {a} bear on {b} once {via} is taken into account? Answer by {hg}.",
+]
 
 _SUFFIXES = ("ically", "ation", "ing", "ies", "ed", "es", "al", "s", "e")
 # A few common synonyms of relation words, so a question cannot just paraphrase a label.
@@ -172,30 +222,61 @@ def family_of(category: str) -> str | None:
     return None
 
 
+def _gerund(hint: str) -> str:
+    """ "focusing on X" -> "focusing on X"; "with attention to X" -> "paying attention to X"."""
+    return (
+        hint
+        if hint.startswith("focusing")
+        else hint.replace("with attention", "paying attention", 1)
+    )
+
+
+def _and(names: list[str]) -> str:
+    if len(names) <= 1:
+        return names[0] if names else ""
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def offline_question(
-    names: list[str], focus: list[str], theme: str, labels: list[str], variant: int = 0
+    names: list[str],
+    focus: list[str],
+    theme: str,
+    labels: list[str],
+    variant: int = 0,
+    avoid: set[str] | None = None,
 ) -> str | None:
-    """A template question that passes `question_problem`, or None when none does."""
+    """A template question that names the endpoint concepts, hints at the focus's family and
+    passes `question_problem`; never one of `avoid` (the domain's questions so far). Templates
+    and hints rotate with `variant` and the concepts, so siblings read differently."""
     families = [f for f in (family_of(c) for c in focus) if f]
     family = families[0] if families else None
+    avoid = avoid or set()
     first, last = names[0], names[-1]
+    seed = zlib.crc32("|".join(names).encode()) + variant
     candidates: list[str] = []
-    # Only the focus's own family (or the generic wording): another family's template would
-    # hint at the wrong perspective.
-    for fam in [family] if family else []:
-        texts = ONE_HOP[fam] if len(names) == 2 else MULTI_HOP[fam]
-        texts = texts[variant % len(texts) :] + texts[: variant % len(texts)]
-        for t in texts:
-            if len(names) == 2:
-                candidates.append(t.format(a=first, b=last))
-            else:
-                via = ", then ".join(names[1:-1])
-                candidates.append(f"Trace the connection from {first} through {via} to {last}. {t}")
+    if family:
+        # Only the focus's own family: another family's hint would point elsewhere.
+        hints = HINTS[family]
+        templates = ONE_HOP if len(names) == 2 else MULTI_HOP
+        for i in range(len(templates) * len(hints)):
+            t = templates[(seed + i) % len(templates)]
+            h = hints[(seed // len(templates) + i // len(templates) + variant) % len(hints)]
+            candidates.append(
+                t.format(
+                    a=first,
+                    b=last,
+                    via=_and(names[1:-1]) or "",
+                    chain=_and(names),
+                    h=h,
+                    hg=_gerund(h),
+                    H=h[0].upper() + h[1:],
+                )
+            )
     words = theme.replace("/", " and ").replace("->", "and").lower()
     candidates.append(
         f"Describe the connection between {first} and {last} from a {words} point of view."
     )
-    for text in candidates:
-        if question_problem(text, names, labels) is None:
+    for text in dict.fromkeys(candidates):
+        if text not in avoid and question_problem(text, names, labels) is None:
             return text
     return None

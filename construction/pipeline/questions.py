@@ -6,6 +6,8 @@ templates per relation-category family (`question_text.py`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from construction.pipeline.context import BuildContext, StageReport
@@ -79,20 +81,30 @@ def run(ctx: BuildContext) -> StageReport:
             _run_llm(ctx, rep, usable, ids)
             return rep
         prov = ctx.provenance(STAGE, source="offline: templates per relation category")
-        rows, items, siblings = [], [], {}
+        rows: list[dict[str, Any]] = []
+        items: list[str] = []
+        siblings: dict[tuple[str, ...], int] = {}
+        # No two questions of a domain share their text (resumed ones included).
+        used = {r["text"] for r in ctx.store.query("pipeline/question_texts", domain=ctx.domain)}
         bar = ctx.bar("questions", len(usable))
         for v in usable:
             bar.advance()
             seq = tuple(v["concept_keys"])
             variant = siblings[seq] = siblings.get(seq, -1) + 1
             text = offline_question(
-                v["names"], v["categories"] or v["focus"], v["theme"], labels_of(v), variant
+                v["names"],
+                v["categories"] or v["focus"],
+                v["theme"],
+                labels_of(v),
+                variant,
+                avoid=used,
             )
             if text is None:
                 rep.counts["no_clean_template"] = rep.counts.get("no_clean_template", 0) + 1
                 rep.skipped += 1
                 items.append(v["uid"])  # done: nothing a rerun could do differently
                 continue
+            used.add(text)
             rows.append(question_row(ctx, v, ids[v["uid"]], text, v["theme"], prov))
             items.append(v["uid"])
         bar.close()

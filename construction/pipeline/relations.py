@@ -1,22 +1,33 @@
 """Stage 6: relations. For each kept pair, every plausible relation in both directions, grounded
 in the two concepts' summaries and key evidence, labeled from the domain's palette, stored as
-`RELATES` edges. LLM route: `prompts/pipeline/relations.md` (replies validated: endpoints
-must be the pair, no self loops, labels `^[A-Z][A-Z0-9_]*$` and in the palette unless
---allow-new-relations). Offline route (a baseline, not a model's judgement): palette relation
-descriptions matched against the pair's evidence by embedding similarity; direction from the
-textbook order (the concept introduced first is the source)."""
+`RELATES` edges. LLM route: `prompts/pipeline/relations.md` (replies validated: endpoints must
+be the pair, no self loops, labels `^[A-Z][A-Z0-9_]*$` and in the palette unless
+--allow-new-relations). Offline route (`relation_evidence.py`): an edge only where a fact (or two
+adjacent facts of one chunk) mentions both concepts; label from the palette cue words in that
+evidence (minimum score); direction from the sentence; reason = the evidence verbatim. No
+evidence, no edge."""
 
 from __future__ import annotations
 
 import json
+import re
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.noun_phrases import norm
+from construction.pipeline.relation_evidence import (
+    CONNECTIVE,
+    LabelCues,
+    Mention,
+    find_mentions,
+    label_cues,
+    match_labels,
+    term_pattern,
+)
 from kg.errors import InputError
-from kg.ids import concept_uid, relates_uid
+from kg.ids import concept_uid, content_uid, fingerprint, relates_uid
 from kg.palette import LABEL, Palette, PaletteRelation
 
 STAGE = "relations"
@@ -63,23 +74,16 @@ def edge_row(
     }
 
 
-def offline_choices(
-    rel_vecs: np.ndarray, evidence: np.ndarray, max_relations: int, margin: float
-) -> list[tuple[int, float]]:
-    """(relation index, score): score = mean of the 3 best cosines to the pair's evidence;
-    keep the best and every relation within `margin` of it, at most `max_relations`."""
-    sims = rel_vecs @ evidence.T
-    top = np.sort(sims, axis=1)[:, ::-1][:, :3].mean(axis=1)
-    order = np.argsort(-top)
-    best = float(top[order[0]])
-    return [
-        (int(i), round(float(top[i]), 4)) for i in order[:max_relations] if top[i] >= best - margin
-    ]
-
-
 def validate_relation(
-    item: RelationItem, a_key: str, b_key: str, palette: Palette, allow_new: bool
+    item: RelationItem,
+    a_key: str,
+    b_key: str,
+    palette: Palette,
+    allow_new: bool,
+    evidence: list[str] | None = None,
 ) -> tuple[str, str, str, str | None, str]:
+    """(source, label, target, category, reason) of a model's relation, or RejectedReply.
+    With `evidence` (the pair's key-evidence facts), the reason must quote one verbatim."""
     src, dst, label = item.source.strip(), item.target.strip(), item.label.strip()
     if src == dst:
         raise RejectedReply("self_loop", f"{src} -> {dst}")
@@ -89,15 +93,18 @@ def validate_relation(
         raise RejectedReply("bad_label", label)
     if not item.reason.strip():
         raise RejectedReply("missing_field", "reason")
+    if evidence is not None and not any(norm(f) in norm(item.reason) for f in evidence if f):
+        raise RejectedReply("ungrounded_reason", item.reason[:120])
     category = palette.category_of(label)
     if label not in palette.labels() and label not in palette.new_relations:
         if not allow_new:
             raise RejectedReply("unknown_label", label)
-        if not (item.description or "").strip():
+        description = (item.description or "").strip()
+        if not description:
             raise RejectedReply("missing_field", f"description of new relation {label}")
         category = item.category if item.category in palette.categories else NEW_CATEGORY
         palette.new_relations[label] = PaletteRelation(
-            name=label, description=item.description.strip(), category=category
+            name=label, description=description, category=category
         )
     return src, label, dst, category, " ".join(item.reason.split())
 
@@ -106,58 +113,201 @@ def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         if ctx.palette is None:
             raise InputError(f"domain {ctx.domain!r} has no relation palette: pass --palette FILE")
+        if not ctx.llm:
+            _run_offline(ctx, rep)
+            return rep
         pairs = ctx.store.query(
             "pipeline/candidate_pairs", domain=ctx.domain, limit=ctx.config.key_evidence
         )
         todo = ctx.pending(STAGE, rep, pairs, item=pair_item)
-        if ctx.llm:
-            _run_llm(ctx, rep, todo)
-        else:
-            _run_offline(ctx, rep, todo)
+        _run_llm(ctx, rep, todo)
         return rep
 
 
-def _run_offline(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
-    from kg.embeddings import get_embedder
+class Evidence(BaseModel):
+    """One proposed edge with the evidence that supports it (best evidence kept)."""
 
+    source: str
+    label: str
+    target: str
+    category: str
+    score: float
+    text: str  # the evidence, verbatim: one fact, or two adjacent facts
+    facts: list[str]  # the quoted facts' uids
+
+
+def concept_patterns(concepts: list[dict]) -> dict[str, list[re.Pattern[str]]]:
+    """Per concept key, the patterns of its name and mention terms; a phrase that names one
+    concept is never a mention term of another."""
+    names = {norm(c["name"]): c["key"] for c in concepts if c.get("name")}
+    out: dict[str, list[re.Pattern[str]]] = {}
+    for c in concepts:
+        phrases = [c["name"]] if c.get("name") else []
+        phrases += [t for t in c["terms"] if names.get(norm(t), c["key"]) == c["key"]]
+        uniq = list(dict.fromkeys(norm(p) for p in phrases if p and p.strip()))
+        out[c["key"]] = [term_pattern(p) for p in uniq]
+    return out
+
+
+def _ordered_facts(facts: list[dict]) -> list[list[dict]]:
+    """Facts grouped by chunk, in their order in the chunk text."""
+    by_chunk: dict[str, list[dict]] = {}
+    for f in facts:
+        by_chunk.setdefault(f["chunk"], []).append(f)
+    groups = []
+    for rows in by_chunk.values():
+        text = rows[0]["chunk_text"] or ""
+        rows.sort(key=lambda f: (text.find(f["text"]) if f["text"] in text else 10**9, f["uid"]))
+        groups.append(rows)
+    return groups
+
+
+def evidence_edges(
+    facts: list[dict],
+    patterns: dict[str, list[re.Pattern[str]]],
+    labels: list[LabelCues],
+    min_score: float,
+    max_per_direction: int,
+) -> tuple[list[Evidence], dict[str, int]]:
+    """Every edge some evidence supports, with its best evidence; and counts for the report.
+    Single facts first; two adjacent facts of a chunk only for a pair no single fact links."""
+    best: dict[tuple[str, str, str], Evidence] = {}
+    counts = {
+        "facts_linking_two_concepts": 0,
+        "facts_without_relation_cue": 0,
+        "adjacent_fact_evidence": 0,
+    }
+    mentions = {f["uid"]: find_mentions(f["text"], patterns) for f in facts}
+
+    def offer(
+        text: str, uids: list[str], a: Mention, b: Mention, window: tuple[int, int] | None = None
+    ) -> int:
+        n = 0
+        for m in match_labels(text, a, b, labels, min_score, window):
+            key = (m.source, m.label, m.target)
+            old = best.get(key)
+            if (
+                old is None
+                or m.score > old.score
+                or (m.score == old.score and len(uids) < len(old.facts))
+            ):
+                best[key] = Evidence(
+                    source=m.source,
+                    label=m.label,
+                    target=m.target,
+                    category=m.category,
+                    score=m.score,
+                    text=text,
+                    facts=uids,
+                )
+            n += 1
+        return n
+
+    for f in facts:
+        ms = mentions[f["uid"]]
+        if len(ms) < 2:
+            continue
+        counts["facts_linking_two_concepts"] += 1
+        found = 0
+        for i, a in enumerate(ms):
+            for b in ms[i + 1 :]:
+                found += offer(f["text"], [f["uid"]], a, b)
+        if not found:
+            counts["facts_without_relation_cue"] += 1
+    linked = {frozenset((k[0], k[2])) for k in best}
+    for group in _ordered_facts(facts):
+        for f1, f2 in zip(group, group[1:], strict=False):
+            opening = CONNECTIVE.match(f2["text"])
+            if not opening:
+                continue
+            text = f"{f1['text']} {f2['text']}"
+            shift = len(f1["text"]) + 1
+            m1 = {m.concept: m for m in mentions[f1["uid"]]}
+            m2 = {
+                m.concept: Mention(m.concept, m.start + shift, m.end + shift)
+                for m in mentions[f2["uid"]]
+            }
+            for ka, a in m1.items():
+                for kb, b in m2.items():
+                    if ka == kb or frozenset((ka, kb)) in linked or kb in m1 or ka in m2:
+                        continue
+                    # The second sentence must open on the connective that relates the two
+                    # ("As a result, ...", "In contrast, ...", "For example, ...").
+                    if offer(text, [f1["uid"], f2["uid"]], a, b, (shift, shift + opening.end())):
+                        counts["adjacent_fact_evidence"] += 1
+    # Exhaustive but bounded: at most `max_per_direction` labels per ordered pair.
+    per_dir: dict[tuple[str, str], list[Evidence]] = {}
+    for ev in best.values():
+        per_dir.setdefault((ev.source, ev.target), []).append(ev)
+    kept = []
+    for evs in per_dir.values():
+        evs.sort(key=lambda e: (-e.score, e.label))
+        kept.extend(evs[:max_per_direction])
+    kept.sort(key=lambda e: (e.source, e.target, e.label))
+    return kept, counts
+
+
+def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
     assert ctx.palette is not None
-    rels = ctx.palette.relations()
-    rel_vecs = get_embedder(ctx.config.embedding_model).encode([r.text() for r in rels])
+    cfg = ctx.config
+    concepts = ctx.store.query("pipeline/relation_concepts", domain=ctx.domain)
+    facts = ctx.store.query("pipeline/relation_facts", domain=ctx.domain)
+    labels = [label_cues(r) for r in ctx.palette.relations()]
+    input_hash = content_uid(
+        fingerprint([f["uid"] for f in facts]),
+        fingerprint([f"{c['key']}:{c['name']}:{'|'.join(c['terms'])}" for c in concepts]),
+        fingerprint(sorted(f"{lab.name}:{lab.category}" for lab in labels)),
+        cfg.offline_min_label_score,
+        cfg.offline_max_relations,
+    )
+    rep.items = 1
+    if ctx.done_items(STAGE).get("domain") == input_hash:
+        rep.resumed = 1
+        return
+    edges, counts = evidence_edges(
+        facts,
+        concept_patterns(concepts),
+        labels,
+        cfg.offline_min_label_score,
+        cfg.offline_max_relations,
+    )
+    rep.counts.update(counts)
     prov = ctx.provenance(
         STAGE,
-        source="offline baseline: palette descriptions matched to evidence by embedding similarity",
+        source="offline: facts mentioning both concepts, palette "
+        "cue words, direction from the sentence",
     )
-    bar = ctx.bar("relations", len(todo))
-    for p in todo:
-        vecs = [v for v in (p["a_vecs"] + p["b_vecs"]) if v is not None]
-        if not vecs:
-            rep.skipped += 1
-            ctx.mark_done(STAGE, [pair_item(p)])
-            bar.advance()
-            continue
-        evidence = np.asarray(vecs, dtype=np.float32)
-        forward = (p["a_pos"] or 0) <= (p["b_pos"] or 0)
-        src, dst = (p["a_key"], p["b_key"]) if forward else (p["b_key"], p["a_key"])
-        s_name, d_name = (p["a_name"], p["b_name"]) if forward else (p["b_name"], p["a_name"])
-        rows = []
-        for i, score in offline_choices(
-            rel_vecs, evidence, ctx.config.offline_max_relations, ctx.config.offline_margin
-        ):
-            rel = rels[i]
-            sims = evidence @ rel_vecs[i]
-            na = len([v for v in p["a_vecs"] if v is not None])
-            fa = p["a_facts"][int(np.argmax(sims[:na]))] if na else ""
-            fb = p["b_facts"][int(np.argmax(sims[na:]))] if len(sims) > na else ""
-            first, second = (fa, fb) if forward else (fb, fa)
-            reason = (
-                f"{s_name} {rel.name.replace('_', ' ').lower()} {d_name} (offline "
-                f"match {score:.2f}): {first} {second}"
-            ).strip()
-            rows.append(edge_row(ctx, src, rel.name, dst, rel.category, reason, prov, score))
-        ctx.write_items(STAGE, [("pipeline/write_relations", {"rows": rows})], [pair_item(p)])
-        rep.written += len(rows)
-        bar.advance()
-    bar.close()
+    rows = []
+    for ev in edges:
+        row = edge_row(ctx, ev.source, ev.label, ev.target, ev.category, ev.text, prov, ev.score)
+        rows.append({**row, "evidence": ev.facts})
+    pairs = {frozenset((e.source, e.target)) for e in edges}
+    both = {
+        p
+        for p in pairs
+        if len(p) == 2
+        and all(
+            any(e.source == s and e.target == t for e in edges)
+            for s, t in (tuple(p), tuple(p)[::-1])
+        )
+    }
+    rep.counts.update(edges=len(rows), linked_pairs=len(pairs), pairs_both_directions=len(both))
+    ctx.write_items(
+        STAGE,
+        [
+            ("pipeline/delete_relations", {"domain": ctx.domain}),
+            ("pipeline/write_relations", {"rows": rows}),
+        ],
+        ["domain"],
+        input_hash,
+    )
+    rep.written = len(rows)
+    rep.note(
+        f"{len(rows)} edges over {len(pairs)} concept pairs ({len(both)} in both "
+        f"directions), each quoting a fact that mentions both concepts; "
+        f"{counts['facts_without_relation_cue']} facts link two concepts with no palette "
+        f"cue (no edge)"
+    )
 
 
 def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
@@ -192,7 +342,12 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
         for item in reply.relations:
             try:
                 src, label, dst, cat, reason = validate_relation(
-                    item, p["a_key"], p["b_key"], palette, ctx.config.allow_new_relations
+                    item,
+                    p["a_key"],
+                    p["b_key"],
+                    palette,
+                    ctx.config.allow_new_relations,
+                    evidence=p["a_facts"] + p["b_facts"],
                 )
             except RejectedReply as exc:
                 rep.reject(exc.reason)

@@ -20,6 +20,7 @@ from construction.pipeline.llm_route import BuildLLM
 from kg.errors import InputError
 from kg.ids import build_run_uid
 from kg.palette import load_palette, stored_palette
+from kg.runs import RunStatus, now
 from kg.store import Store
 
 # What `--from-stage X` removes before rerunning X and everything after it.
@@ -130,6 +131,7 @@ def build_domain(
     store.query(
         "pipeline/run_start",
         uid=run_uid,
+        now=now(),
         domain=config.domain,
         models=[ctx.model_name],
         config=config.model_dump_json(),
@@ -137,7 +139,7 @@ def build_domain(
         version=_version(),
         stages=stages,
     )
-    status, error = "failed", None
+    status, error = RunStatus.failed, None
     try:
         if palette is not None:
             store.query(
@@ -162,10 +164,10 @@ def build_domain(
             if bar is not None:
                 bar.advance()
                 bar.close()
-        status = "done"
+        status = RunStatus.done
     except BaseException as exc:
         error = f"{type(exc).__name__}: {exc}"[:500]
-        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        status = RunStatus.interrupted if isinstance(exc, KeyboardInterrupt) else RunStatus.failed
         raise
     finally:
         summary = domain_summary(store, config.domain)
@@ -174,7 +176,8 @@ def build_domain(
         store.query(
             "pipeline/run_finish",
             uid=run_uid,
-            status=status,
+            now=now(),
+            status=status.value,
             tokens_in=tin,
             tokens_out=tout,
             error=error,
@@ -183,7 +186,7 @@ def build_domain(
     return BuildResult(
         run=run_uid,
         domain=config.domain,
-        status=status,
+        status=status.value,
         summary={**summary, "tokens_in": tin, "tokens_out": tout},
         stages=_stage_dicts(ctx),
         seconds=time.perf_counter() - started,

@@ -2,3 +2,5 @@
 CREATE INDEX verdict_run IF NOT EXISTS FOR (n:Verdict) ON (n.run);
 CREATE INDEX claim_run IF NOT EXISTS FOR (n:Claim) ON (n.run);
 CREATE INDEX run_kind IF NOT EXISTS FOR (n:Run) ON (n.kind);
+CREATE CONSTRAINT judge_validation_uid IF NOT EXISTS FOR (n:JudgeValidation) REQUIRE n.uid IS UNIQUE;
+CREATE INDEX judge_validation_judge IF NOT EXISTS FOR (n:JudgeValidation) ON (n.judge);

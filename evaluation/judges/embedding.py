@@ -1,7 +1,8 @@
 """Offline judges from sentence embeddings — honest baselines, named as such in reports.
 
 - path judge: an edge counts as reproduced when some answer sentence has cosine >= threshold
-  with the edge's evidence (its reason); a path is present when all its edges are;
+  with the edge's evidence (its reason); a path is present when all its edges are; the best
+  sentence per edge is kept (`edge_sentences`, shown highlighted in the HTML report);
 - faithfulness check: each answer sentence is a claim, supported when its nearest ground-truth
   sentence has cosine >= threshold;
 - relevancy: cosine between the answer and the question (no regenerated questions).
@@ -19,6 +20,33 @@ from evaluation.tokens import split_sentences
 
 DEFAULT_PATH_THRESHOLD = 0.8
 DEFAULT_CLAIM_THRESHOLD = 0.7
+
+
+def claims_and_relevancy(
+    q: EvalQuestion, answer: str, gt: list[Fact], threshold: float
+) -> tuple[list[ClaimResult], float]:
+    """Each answer sentence as a claim (supported by its nearest ground-truth sentence at
+    cosine >= threshold), and the answer/question cosine."""
+    sentences = split_sentences(answer)
+    vecs = embed([*sentences, *[f.text for f in gt], q.text, answer or " "])
+    n_s, n_g = len(sentences), len(gt)
+    s_vec, g_vec = vecs[:n_s], vecs[n_s : n_s + n_g]
+    claims = []
+    if n_s:
+        sim = s_vec @ g_vec.T if n_g else np.zeros((n_s, 0))
+        for k, sentence in enumerate(sentences):
+            j = int(sim[k].argmax()) if n_g else -1
+            ok = n_g > 0 and sim[k, j] >= threshold
+            claims.append(
+                ClaimResult(
+                    text=sentence,
+                    supported=bool(ok),
+                    supporting=gt[j].text if ok else None,
+                    supporting_fact=gt[j].uid if ok else None,
+                )
+            )
+    relevancy = float(vecs[-1] @ vecs[-2]) if answer.strip() else 0.0
+    return claims, relevancy
 
 
 class EmbeddingJudge:
@@ -51,10 +79,13 @@ class EmbeddingJudge:
         q_vec, a_vec = vecs[-2], vecs[-1]
         result = JudgeResult(verdicts=[])
         # edges: best sentence match per edge evidence
-        best_edge = (e_vec @ s_vec.T).max(axis=1) if n_s else np.zeros(n_e)
+        edge_sim = e_vec @ s_vec.T if n_s else np.zeros((n_e, 0))
+        best_edge = edge_sim.max(axis=1) if n_s else np.zeros(n_e)
+        best_sentence = edge_sim.argmax(axis=1) if n_s else np.zeros(n_e, dtype=int)
         i = 0
         for p in q.paths:
             sims = best_edge[i : i + p.hops]
+            spans = [int(k) for k in best_sentence[i : i + p.hops]] if n_s else []
             i += p.hops
             edges = [bool(s >= self.path_threshold) for s in sims]
             present = all(edges)
@@ -64,6 +95,7 @@ class EmbeddingJudge:
                     present=present,
                     partial=sum(edges) / p.hops,
                     edges_present=edges,
+                    edge_sentences=spans,
                     reason=f"best sentence cosine per edge: {', '.join(f'{s:.2f}' for s in sims)}",
                 )
             )

@@ -13,11 +13,9 @@ from evaluation.perspectra.metrics import TaskScores
 from evaluation.perspectra.run_store import RunSpec, answered, finish_run, start_run, store_answers
 from evaluation.perspectra.scoring import PROMPTS, render_item, task_prompt
 from kg.llm import LLMClient, LLMRequest
+from kg.llm.config import PERSPECTRA_RESULT_FIELDS
 from kg.store import Store
 from kg.task_items import TaskItem
-
-# Config fields that change what a model answers: they (not concurrency, retries...) identify a run.
-IDENTITY_FIELDS = ("model", "base_url", "temperature", "max_tokens", "reasoning_effort")
 
 
 @dataclass
@@ -38,7 +36,7 @@ def run_spec(client: LLMClient, task: str, task_set: str) -> RunSpec:
         model=client.config.model,
         strategy="llm",
         prompt_hash=task_prompt(task).hash,
-        config={k: public.get(k) for k in IDENTITY_FIELDS},
+        config={k: public.get(k) for k in PERSPECTRA_RESULT_FIELDS},
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -13,6 +12,7 @@ from evaluation.perspectra.scoring import is_correct, parse_for, score
 from kg import __version__
 from kg.errors import StoreError
 from kg.ids import content_uid, task_answer_uid
+from kg.runs import RunStatus, now
 from kg.store import Store
 from kg.task_items import TaskItem
 
@@ -34,10 +34,6 @@ class RunSpec(BaseModel):
         return content_uid("Run", "perspectra", self.model_dump(by_alias=True))
 
 
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 def start_run(store: Store, spec: RunSpec) -> str:
     store.query(
         "perspectra/merge_run",
@@ -53,7 +49,7 @@ def start_run(store: Store, spec: RunSpec) -> str:
             "prompt_hashes": [spec.prompt_hash] if spec.prompt_hash else [],
             "config": json.dumps(spec.config, sort_keys=True, default=str),
             "version": __version__,
-            "status": "running",
+            "status": RunStatus.running.value,
         },
     )
     return spec.uid
@@ -110,7 +106,7 @@ def finish_run(store: Store, spec: RunSpec, items: list[TaskItem]) -> TaskScores
     done = [i for i in items if i.uid in replies]
     scores = score(done, [parse_for(i, replies[i.uid]) for i in done]) if done else None
     props: dict[str, Any] = {
-        "status": "done" if len(done) == len(items) else "partial",
+        "status": (RunStatus.done if len(done) == len(items) else RunStatus.partial).value,
         "ended_at": now(),
         "answered": len(done),
         "items": len(items),

@@ -123,7 +123,13 @@ def register(app: typer.Typer) -> None:
         chunk_overlap: int = typer.Option(150, help="overlap between text chunks"),
         embedding_model: str = typer.Option("all-MiniLM-L6-v2"),
         duplicate_cosine: float = typer.Option(0.95, help="merge facts at this cosine"),
-        umap: bool = typer.Option(True, help="UMAP reduction before HDBSCAN"),
+        umap: bool = typer.Option(True, help="reduce the embeddings before HDBSCAN"),
+        reducer: str = typer.Option(
+            "auto",
+            help="umap (the published pipeline's; JIT "
+            "cached on disk), spectral (~1 s, fewer concepts on a "
+            "textbook) or auto (spectral below 300 facts)",
+        ),
         min_cluster_size: int = typer.Option(10, help="HDBSCAN (scaled down for small corpora)"),
         min_pair_score: float = typer.Option(4.0, help="keep concept pairs scoring this"),
         top_k: int = typer.Option(
@@ -131,13 +137,20 @@ def register(app: typer.Typer) -> None:
             help="keep each concept's top k pairs (0 = all pairs "
             "scoring at least --min-pair-score)",
         ),
-        cluster_selection: str = typer.Option(
-            "leaf", help="HDBSCAN cluster selection: leaf (fine-grained) or eom"
+        cluster_selection: str | None = typer.Option(
+            None,
+            help="HDBSCAN cluster selection: leaf (fine-grained) or eom (default: eom "
+            "after the spectral reduction, leaf after UMAP)",
         ),
         max_hops: int = typer.Option(3, help="longest reasoning path (1-3)"),
-        one_hop_min: int = typer.Option(3, help="parallel relations a 1-hop pair needs"),
-        multi_hop_min: int = typer.Option(
-            4, help="fewest relation combinations of a multi-hop concept sequence"
+        one_hop_min: int | None = typer.Option(
+            None, help="parallel relations a 1-hop pair needs (default 3 with a model, 2 offline)"
+        ),
+        multi_hop_min: int | None = typer.Option(
+            None,
+            help="fewest relation combinations of "
+            "a multi-hop concept sequence (default 4 "
+            "with a model, 2 offline)",
         ),
         multi_hop_max: int = typer.Option(
             14, help="most relation combinations of a multi-hop concept sequence"
@@ -182,6 +195,7 @@ def register(app: typer.Typer) -> None:
                 embedding_model=embedding_model,
                 duplicate_cosine=duplicate_cosine,
                 use_umap=umap,
+                reducer=reducer,
                 min_cluster_size=min_cluster_size,
                 min_pair_score=min_pair_score,
                 top_k_pairs=top_k or None,
@@ -236,11 +250,33 @@ def register(app: typer.Typer) -> None:
                 only=only,
                 progress=lambda label, total: _Bar(progress, label, total),
             )
+            report = None
+            if result.status == "done" and (
+                only is None or only == ["questions"] or only == ["evidence"]
+            ):
+                # The build's own verdict: the same checks as `kg validate DOMAIN`.
+                from construction.quality.validate import DomainNotFound, validate_domain
+
+                try:
+                    report = validate_domain(store, domain)
+                except DomainNotFound:
+                    report = None
         if as_json:
-            console.print_json(json.dumps(result.model_dump()))
+            body = result.model_dump()
+            body["validation"] = report.model_dump() if report else None
+            console.print_json(json.dumps(body))
             return
         console.print(_stage_table(result))
         console.print(_summary_table(result))
         for s in result.stages:
             for note in s["notes"]:
-                console.print(f"[dim]{s['stage']}: {note}[/]", highlight=False)
+                style = "bold yellow" if note.startswith("WARNING") else "dim"
+                console.print(f"[{style}]{s['stage']}: {note}[/]", highlight=False)
+        if report is not None:
+            from kg.cli.validate import print_report
+
+            print_report(report)
+            if report.status == "fail":
+                console.print(
+                    f"[bold red]validation failed[/]: see `kg validate {domain}`", highlight=False
+                )

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import click
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
@@ -57,7 +56,7 @@ class KGGroup(TyperGroup):
     """The `kg` command group: catches `KGError` (and the driver's errors) once, for every
     sub-command, instead of each command listing the exceptions it expects."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except KGError as exc:

@@ -25,8 +25,22 @@ def up() -> None:
         _remote_check(settings)
         return
     before = process.status(settings).state
-    st, secs = process.start(settings)  # a ServerError (with its fix) is reported by KGGroup
-    verb = "already running" if before is process.State.RUNNING else f"started in {secs:.1f} s"
+    t0 = time.monotonic()
+
+    def progress(msg: str) -> None:
+        err_console.print(f"[dim]{time.monotonic() - t0:6.1f} s[/]  {msg}", highlight=False)
+
+    try:
+        # A ServerError (with its fix and log tail) is reported by KGGroup.
+        report = process.start(settings, progress=progress)
+    except KeyboardInterrupt:
+        fail("interrupted; the server this command launched was stopped", code=130)
+    st = report.status
+    if before is process.State.RUNNING:
+        verb = "already running"
+    else:
+        prov = f"provisioned in {report.provision_s:.1f} s, " if report.provision_s >= 1 else ""
+        verb = f"started ({prov}Bolt answered {report.start_s:.1f} s after launch)"
     with open_store(settings) as store:
         n = store.ensure_schema()
     console.print(

@@ -1,11 +1,12 @@
-"""`kg eval run|judge|report|compare|agreement|runs`: evaluate models on the stored questions."""
+"""`kg eval run|judge|import-answers|report|compare|agreement|runs`: evaluate models on the
+stored questions."""
 
 from __future__ import annotations
 
 import json
 from enum import Enum
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import typer
 
@@ -26,8 +27,8 @@ def _choice(enum: type[E], value: str, option: str) -> E:
         return enum(value)
     except ValueError:
         raise InputError(
-            f"{option} {value!r}: choose one of {', '.join(m.value for m in enum)}"
-        ) from None  # type: ignore[attr-defined]
+            f"{option} {value!r}: choose one of {', '.join(str(m.value) for m in enum)}"
+        ) from None
 
 
 def _execute(spec) -> None:
@@ -68,7 +69,7 @@ def _execute(spec) -> None:
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")
-    if summary.status != "completed":
+    if summary.status != "done":
         raise typer.Exit(2)
 
 
@@ -80,8 +81,9 @@ def run_cmd(
     model: str = typer.Option(None, help="responder model, e.g. openai/gpt-4o"),
     base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the responder"),
     judge: str = typer.Option(
-        "embedding",
-        help="'embedding' (offline baseline judge) or a judge model such as openai/gpt-4o",
+        "edge-evidence",
+        help="offline judge 'edge-evidence' (default), "
+        "'embedding' (baseline) or a judge model such as openai/gpt-4o",
     ),
     judge_base_url: str = typer.Option(None, help="endpoint of the judge (default: --base-url)"),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the responder key"),
@@ -110,12 +112,13 @@ def run_cmd(
     skip_invalid: bool = typer.Option(False, help="skip unscorable questions (counted)"),
 ) -> None:
     """Answer the selected questions with a responder, judge every answer, store the run."""
+    from evaluation.judges import OFFLINE_JUDGES
     from evaluation.models import GroundTruth, Setting, Strategy
     from evaluation.responders import OFFLINE_RESPONDERS
     from evaluation.spec import RunSpec
     from kg.llm import llm_config
 
-    common = {
+    common: dict[str, Any] = {
         "no_cache": no_cache,
         "max_cost": max_cost,
         "prices": prices,
@@ -142,7 +145,7 @@ def run_cmd(
     elif responder not in OFFLINE_RESPONDERS:
         fail(f"unknown responder {responder!r}: llm, {', '.join(OFFLINE_RESPONDERS)}")
     j_llm = None
-    if judge != "embedding":
+    if judge not in OFFLINE_JUDGES:
         j_llm = llm_config(
             judge,
             base_url=judge_base_url or base_url,
@@ -155,7 +158,7 @@ def run_cmd(
         run_id=run_id,
         responder=responder,
         responder_llm=r_llm,
-        judge="embedding" if judge == "embedding" else "llm",
+        judge=judge if judge in OFFLINE_JUDGES else "llm",
         judge_llm=j_llm,
         setting=_choice(Setting, setting, "--setting"),
         strategy=_choice(Strategy, strategy, "--strategy"),
@@ -177,7 +180,9 @@ def run_cmd(
 @eval_app.command("judge")
 def judge_cmd(
     run: str = typer.Option(..., "--run", help="the run whose stored answers are judged"),
-    judge: str = typer.Option(..., help="'embedding' or a judge model, e.g. openai/gpt-4o"),
+    judge: str = typer.Option(
+        ..., help="'edge-evidence', 'embedding' or a judge model, e.g. openai/gpt-4o"
+    ),
     base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the judge"),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     run_id: str = typer.Option(None, help="id of the judge run (resumes when it exists)"),
@@ -193,13 +198,14 @@ def judge_cmd(
     claim_threshold: float = typer.Option(0.7),
 ) -> None:
     """Judge a run's stored answers again with another judge (the responder is not asked)."""
+    from evaluation.judges import OFFLINE_JUDGES
     from evaluation.models import GroundTruth
     from evaluation.spec import RunSpec
     from kg.llm import llm_config
 
     j_llm = (
         None
-        if judge == "embedding"
+        if judge in OFFLINE_JUDGES
         else llm_config(
             judge,
             base_url=base_url,
@@ -216,7 +222,7 @@ def judge_cmd(
         kind="judge",
         run_id=run_id,
         source_run=run,
-        judge="embedding" if judge == "embedding" else "llm",
+        judge=judge if judge in OFFLINE_JUDGES else "llm",
         judge_llm=j_llm,
         gt=_choice(GroundTruth, gt, "--gt"),
         seed=seed,
@@ -225,6 +231,31 @@ def judge_cmd(
         claim_threshold=claim_threshold,
     )
     _execute(spec)
+
+
+@eval_app.command("import-answers")
+def import_answers_cmd(
+    file: Path = typer.Argument(
+        ...,
+        help="JSON lines: question_id, answer, optional domain, "
+        "model, prompt_tokens, completion_tokens",
+    ),
+    run_id: str = typer.Option(..., "--run-id", help="id of the run that holds the answers"),
+) -> None:
+    """Store answers made by another harness as a run, to judge (`kg eval judge`) and report."""
+    from evaluation.answer_import import import_answers
+    from evaluation.questions import load_questions
+
+    if not file.is_file():
+        fail(f"{file}: no such file")
+    with open_store() as store:  # a bad line (AnswerFileError) is reported by KGGroup
+        questions, _ = load_questions(store, skip_invalid=True)
+        summary = import_answers(store, file, run_id, questions)
+    what = "stored" if summary.new_run else "already stored (nothing changed)"
+    console.print(
+        f"run [bold]{summary.run_id}[/]: {summary.answers} answer(s) {what}; judge "
+        f"them: kg eval judge --run {summary.run_id} --judge edge-evidence"
+    )
 
 
 def _formats(value: str) -> list[str]:
@@ -246,16 +277,55 @@ def report_cmd(
     out: Path = typer.Option(None, help="write CSV/JSON/Markdown tables and PNG plots here"),
     formats: str = typer.Option("csv,json,md", help="comma-separated: csv, json, md"),
     plots: bool = typer.Option(True, help="PNG plots (with --out)"),
+    html: Path = typer.Option(
+        None,
+        "--html",
+        help="also write one self-contained HTML report with a per-question explorer to this file",
+    ),
 ) -> None:
     """Per-hop, overall, per-domain and per-theme tables with bootstrap 95% CIs."""
     from evaluation.report import build_report
 
     with open_store() as store:
         rep = build_report(store, runs, out, _formats(formats), plots)
+        if html is not None:
+            _write_html(store, runs, html)
     _print_tables(rep.tables.values())
     if out is not None:
         (out / "report.md").write_text(rep.markdown(), encoding="utf-8")
         console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
+    if html is not None:
+        console.print(f"wrote {html}", highlight=False)
+
+
+def _write_html(store: Any, runs: list[str], path: Path) -> Path:
+    from evaluation.reporting.html_report import eval_payload, write_html
+
+    try:
+        return write_html(path, eval_payload(store, runs), title=f"Evaluation: {', '.join(runs)}")
+    except OSError as exc:
+        fail(f"{path}: cannot write the HTML report: {exc}")
+
+
+@eval_app.command("view")
+def view_cmd(
+    runs: list[str] = typer.Argument(..., help="run ids (the first two side by side)"),
+) -> None:
+    """Write the HTML report of the runs to a temporary file and print its path."""
+    import os
+    import tempfile
+
+    from kg.errors import KGError
+
+    fd, name = tempfile.mkstemp(prefix="kg-eval-", suffix=".html")
+    os.close(fd)
+    with open_store() as store:
+        try:
+            path = _write_html(store, runs, Path(name))
+        except KGError:
+            Path(name).unlink(missing_ok=True)  # no empty file left behind; KGGroup reports
+            raise
+    typer.echo(str(path))
 
 
 @eval_app.command("compare")

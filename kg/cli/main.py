@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from kg.cli import bench, build, db, llm, perspectra
+from kg.cli import bench, build, db, judge, llm, perspectra, validate
 from kg.cli import eval as eval_cli
 from kg.cli.console import KGGroup
 
@@ -56,7 +56,9 @@ llm.register(app)
 bench.register(app)
 build.register(app)
 eval_cli.register(app)
+judge.register(app)
 perspectra.register(app)
+validate.register(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

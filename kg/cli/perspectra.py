@@ -5,6 +5,7 @@ Heavy libraries (numpy/torch/sklearn/matplotlib) are imported inside the command
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +36,7 @@ def _tasks(task: str) -> list[str]:
     return [task]
 
 
-def _print_pairs(title: str, pairs: list[tuple[str, object]]) -> None:
+def _print_pairs(title: str, pairs: Sequence[tuple[str, object]]) -> None:
     t = Table(title=title, show_header=False)
     for k, v in pairs:
         t.add_row(k, f"{v:,}" if isinstance(v, int) else str(v))
@@ -327,6 +328,12 @@ def report(
     run: list[str] = typer.Option(None, help="Run uid(s); default every PERSPECTRA run"),
     out: Path = typer.Option(Path("out/perspectra"), help="Output directory"),
     plot: bool = typer.Option(True, help="Also write perspectra_accuracy.png"),
+    html: Path = typer.Option(
+        None,
+        "--html",
+        help="also write one self-contained HTML report "
+        "with a per-item view (input, gold, reply, parse) to this file",
+    ),
 ) -> None:
     """Tables with bootstrap CIs (CSV/JSON/Markdown) and a plot of every PERSPECTRA run."""
     from evaluation.perspectra.report import run_rows, tables, write_report
@@ -335,11 +342,27 @@ def report(
         runs = [r["run"] for r in store.read("perspectra/runs", uids=run or None)]
         if not runs:
             fail("no PERSPECTRA runs in the graph: run `kg perspectra baselines` or `eval`")
+        missing = sorted(set(run or []) - {r["uid"] for r in runs})
+        if missing:
+            fail(f"unknown PERSPECTRA run(s): {', '.join(missing)}")
         rows = run_rows(store, runs)
+        payload = None
+        if html is not None:
+            from evaluation.reporting.html_report import perspectra_payload
+
+            payload = perspectra_payload(store, runs, plots=plot)
     for table in tables(rows).values():
         console.print(table.to_markdown(), markup=False, highlight=False)
     for p in write_report(out, rows, plot=plot):
         console.print(f"wrote {p}")
+    if payload is not None:
+        from evaluation.reporting.html_report import write_html
+
+        try:
+            write_html(html, payload, title="PERSPECTRA runs")
+        except OSError as exc:
+            fail(f"{html}: cannot write the HTML report: {exc}")
+        console.print(f"wrote {html}", highlight=False)
 
 
 @app.command()

@@ -24,7 +24,7 @@ from kg.errors import LLMError
 try:  # the HTTP library the installed openai release is built on
     import httpx2
 except ImportError:  # pragma: no cover - openai releases on plain httpx
-    import httpx as httpx2
+    import httpx as httpx2  # type: ignore[no-redef]
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.llm.cache import CachedReply, ResponseCache, cache_key
@@ -446,7 +446,7 @@ class LLMClient:
                 # The chat-completions route of the official client, without its per-call
                 # TypedDict transform of the messages and model construction of the reply
                 # (milliseconds of CPU per call: the bottleneck at high concurrency).
-                resp = await api.post(
+                resp: Any = await api.post(
                     "/chat/completions",
                     cast_to=object,
                     body={"model": c.model_name, "messages": messages, **params},

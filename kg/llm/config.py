@@ -19,6 +19,20 @@ from kg.settings import default_cache_dir
 
 Role = Literal["responder", "judge", "builder"]
 
+# Config fields that change what a model answers (concurrency, timeouts, retries and the cache
+# do not): they, and only they, identify a run.
+RESULT_FIELDS = (
+    "model",
+    "base_url",
+    "temperature",
+    "max_tokens",
+    "reasoning_effort",
+    "reasoning",
+    "structured_output",
+)
+# PERSPECTRA run uids hash the first five (stored runs resume by their uid, so it stays).
+PERSPECTRA_RESULT_FIELDS = RESULT_FIELDS[:5]
+
 # Provider prefixes we strip from `--model` (`openai/gpt-4o` -> `gpt-4o`), with the base URL each
 # one implies when `--base-url` is not given. Anything else is sent to the server verbatim.
 PROVIDER_BASE_URLS: dict[str, str] = {

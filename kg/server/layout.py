@@ -92,6 +92,8 @@ def read_or_create_password(path: Path) -> str:
         return path.read_text(encoding="utf-8").strip()
     path.parent.mkdir(parents=True, exist_ok=True)
     password = secrets.token_urlsafe(24)
+    while password.startswith("-"):  # neo4j-admin would read it as an option
+        password = secrets.token_urlsafe(24)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(password + "\n")

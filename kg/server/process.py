@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -133,9 +135,34 @@ def _set_initial_password(java: Path, home: ServerHome, lib: Path, password: str
         )
 
 
-def prepare(settings: Settings) -> tuple[ServerHome, Path, str]:
+ProgressFn = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@dataclass
+class Provisioned:
+    """Everything a launch needs, made ready before any Bolt deadline starts."""
+
+    java: Path
+    home: ServerHome
+    lib: Path
+    password: str
+    seconds: float
+
+
+@dataclass
+class StartReport:
+    status: Status
+    provision_s: float  # Maven resolution, shading, layout, password (0 when already running)
+    start_s: float  # from the JVM launch until Bolt answered
+
+
+def prepare(settings: Settings, progress: ProgressFn = _quiet) -> tuple[ServerHome, Path, str]:
     """Resolve jars, lay out the home, write neo4j.conf, make sure the password is set."""
-    dist = resolve(settings)
+    dist = resolve(settings, progress=progress)
     home = home_of(settings)
     home.create()
     (home.conf / "neo4j.conf").write_text(render_conf(settings, home, dist.lib), encoding="utf-8")
@@ -155,44 +182,64 @@ def prepare(settings: Settings) -> tuple[ServerHome, Path, str]:
     return home, dist.lib, password
 
 
-def start(settings: Settings) -> tuple[Status, float]:
-    """Start the server unless it runs already; wait until Bolt answers. Returns (status, s)."""
+def provision(settings: Settings, progress: ProgressFn = _quiet) -> Provisioned:
+    """The provisioning phase: no deadline, because a first run resolves and shades jars from
+    Maven Central (minutes on a cold machine) and only then can a JVM be launched."""
     t0 = time.monotonic()
-    current = status(settings)
-    if current.state is State.RUNNING:
-        return current, 0.0
-    if current.state is State.STARTING:
-        return wait_ready(settings, current.pid or 0, t0)
-    for port in (settings.bolt_port, settings.http_port):
-        if port_open(port):
-            raise ServerError(
-                f"port {port} on 127.0.0.1 is taken by another process",
-                "stop that process, or choose free ports with KG_BOLT_PORT / KG_HTTP_PORT",
-            )
     java = find_java(settings.java_home)
-    home, lib, password = prepare(settings)
+    home, lib, password = prepare(settings, progress)
     if not home.auth_file.exists():
+        progress("setting the initial password")
         _set_initial_password(java.executable, home, lib, password)
+    return Provisioned(java.executable, home, lib, password, time.monotonic() - t0)
+
+
+def server_command(settings: Settings, ready: Provisioned) -> list[str]:
     heap = settings.heap_size
-    cmd = [
-        str(java.executable),
+    return [
+        str(ready.java),
         f"-Xms{heap}",
         f"-Xmx{heap}",
         "-XX:+UseG1GC",
         "-XX:+ExitOnOutOfMemoryError",
         "-Dfile.encoding=UTF-8",
         *JVM_OPENS,
-        *_cds_options(settings, home, java.executable, lib),
+        *_cds_options(settings, ready.home, ready.java, ready.lib),
         *settings.jvm_options.split(),
         "-cp",
-        _classpath(home, lib),
+        _classpath(ready.home, ready.lib),
         ENTRY_POINT,
-        f"--home-dir={home.root}",
-        f"--config-dir={home.conf}",
+        f"--home-dir={ready.home.root}",
+        f"--config-dir={ready.home.conf}",
     ]
+
+
+def start(settings: Settings, progress: ProgressFn = _quiet) -> StartReport:
+    """Start the server unless it runs already, and wait until Bolt answers.
+
+    Two phases: provisioning (unbounded, reported through `progress`), then the launch, whose
+    `start_timeout_s` deadline starts when the JVM is started. A launch that fails or is
+    interrupted stops the process it started: nothing keeps running behind the user's back.
+    """
+    current = status(settings)
+    if current.state is State.RUNNING:
+        return StartReport(current, 0.0, 0.0)
+    if current.state is State.STARTING:  # launched by another command: wait, but not ours to kill
+        t0 = time.monotonic()
+        return StartReport(wait_ready(settings, current.pid or 0, t0), 0.0, time.monotonic() - t0)
+    for port in (settings.bolt_port, settings.http_port):
+        if port_open(port):
+            raise ServerError(
+                f"port {port} on 127.0.0.1 is taken by another process",
+                "stop that process, or choose free ports with KG_BOLT_PORT / KG_HTTP_PORT",
+            )
+    ready = provision(settings, progress)
+    progress("launching the JVM")
+    home = ready.home
+    t0 = time.monotonic()
     with open(home.console_log, "ab") as out:
         proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
-            cmd,
+            server_command(settings, ready),
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -200,32 +247,79 @@ def start(settings: Settings) -> tuple[Status, float]:
             cwd=home.root,
         )
     home.pid_file.write_text(str(proc.pid))
-    return wait_ready(settings, proc.pid, t0, proc)
+    try:
+        st = wait_ready(settings, proc.pid, t0, proc)
+    except ServerError as exc:
+        if proc.poll() is None:  # still alive but never answered: stop it, say so
+            _abort(home, proc)
+            exc.fix = (
+                f"{exc.fix}; the unanswering server was stopped, nothing is left running"
+            ).lstrip("; ")
+        raise
+    except BaseException:  # Ctrl-C or any other failure while waiting
+        _abort(home, proc)
+        raise
+    return StartReport(st, ready.seconds, time.monotonic() - t0)
+
+
+def _abort(home: ServerHome, proc: subprocess.Popen, grace_s: float = 10.0) -> None:
+    """Stop a server this command launched and gave up on (its whole process group)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=grace_s)
+    for part in home.run.glob("classes-*.jsa.part"):
+        part.unlink()  # a killed JVM's class archive may be half written
+    home.pid_file.unlink(missing_ok=True)
+
+
+def _log_size(home: ServerHome) -> int:
+    return sum(f.stat().st_size for f in (home.neo4j_log, home.console_log) if f.exists())
 
 
 def wait_ready(
     settings: Settings, pid: int, t0: float, proc: subprocess.Popen | None = None
-) -> tuple[Status, float]:
+) -> Status:
+    """Wait for Bolt. Gives up after `start_timeout_s` with no sign of progress (the logs stop
+    growing), or after `start_timeout_max_s` in all: a first start on a loaded machine spends
+    minutes creating its databases while still making progress."""
     home = home_of(settings)
-    deadline = t0 + settings.start_timeout_s
-    while time.monotonic() < deadline:
+    hard_deadline = t0 + max(settings.start_timeout_max_s, settings.start_timeout_s)
+    size, last_progress = _log_size(home), t0
+    while True:
+        now = time.monotonic()
         if proc is not None and proc.poll() is not None or not _alive(pid):
             raise ServerError(
                 "the Neo4j server died while starting",
                 f"read the log below and {home.neo4j_log}; `kg db status` shows it as crashed",
                 log_tail=log_tail(home),
             )
-        if port_open(settings.bolt_port) and _bolt_answers(settings):
-            return Status(State.RUNNING, pid, home), time.monotonic() - t0
+        if port_open(settings.bolt_port) and bolt_answers(settings):
+            return Status(State.RUNNING, pid, home)
+        grown = _log_size(home)
+        if grown != size:
+            size, last_progress = grown, now
+        if now - last_progress > settings.start_timeout_s or now > hard_deadline:
+            break
         time.sleep(0.25)
+    stalled = now - last_progress > settings.start_timeout_s
+    why = (
+        f"made no progress for {settings.start_timeout_s:.0f} s"
+        if stalled
+        else f"did not answer within {hard_deadline - t0:.0f} s"
+    )
     raise ServerError(
-        f"the Neo4j server did not answer on Bolt within {settings.start_timeout_s:.0f} s",
-        "raise KG_START_TIMEOUT_S on a slow machine, or read the log",
+        f"the Neo4j server {why} after its launch (no answer on Bolt)",
+        "raise KG_START_TIMEOUT_S / KG_START_TIMEOUT_MAX_S on a slow machine, or read the log",
         log_tail=log_tail(home),
     )
 
 
-def _bolt_answers(settings: Settings) -> bool:
+def bolt_answers(settings: Settings) -> bool:
     import neo4j
 
     errors = (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.Neo4jError, OSError)

@@ -44,24 +44,21 @@ def summary_reply(body):
 
 def relations_reply(body):
     a, b = re.search(r"BOTH directions: (topic_\d+) -> (topic_\d+)", _user(body)).groups()
+    fact = re.findall(r"^  - (.*)$", _user(body), re.M)[0]  # a key-evidence sentence
     return {
         "relations": [
-            {
-                "source": a,
-                "target": b,
-                "label": "SUPPLIES",
-                "reason": "A feeds B per the evidence.",
-            },
-            {"source": a, "target": b, "label": "CAUSES", "reason": "A changes B."},
-            {"source": a, "target": b, "label": "IS_PART_OF", "reason": "A sits inside B."},
-            {"source": b, "target": a, "label": "PRECEDES", "reason": "B comes first."},
+            {"source": a, "target": b, "label": "SUPPLIES", "reason": f"{fact} So A feeds B."},
+            {"source": a, "target": b, "label": "CAUSES", "reason": f"{fact}"},
+            {"source": a, "target": b, "label": "IS_PART_OF", "reason": f"As stated: {fact}"},
+            {"source": b, "target": a, "label": "PRECEDES", "reason": f"{fact} B comes first."},
+            {"source": b, "target": a, "label": "CAUSES", "reason": "B changes A, trust me."},
             {"source": a, "target": "topic_999", "label": "CAUSES", "reason": "wrong endpoint"},
             {"source": a, "target": a, "label": "CAUSES", "reason": "self loop"},
             {
                 "source": a,
                 "target": b,
                 "label": "INVENTS",
-                "reason": "not in the palette",
+                "reason": f"{fact} (not in the palette)",
                 "description": "A brings B into being.",
                 "category": "causal_relations",
             },
@@ -118,6 +115,7 @@ def test_llm_build_rejects_invalid_replies_and_resumes(store, scripted):
         "rejected_self_loop": pairs,
         "rejected_unknown_label": pairs,
         "rejected_bad_label": pairs,
+        "rejected_ungrounded_reason": pairs,
     }
     assert stages["relations"]["written"] == 4 * pairs
     assert stages["questions"]["counts"] == {"rejected_names_relation_label": 1}

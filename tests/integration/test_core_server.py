@@ -135,3 +135,44 @@ def test_server_dying_at_start_is_reported(neo4j_settings, tmp_path):
         env={"KG_BOLT_PORT": str(ports[0]), "KG_SERVER_HOME": str(tmp_path / "home")},
     )
     assert result.returncode == 3 and "crashed" in result.stdout + result.stderr
+
+
+def test_real_jvm_given_up_on_is_stopped(neo4j_settings, tmp_path):
+    """A real server that cannot answer within the deadline is stopped, not left behind."""
+    if not neo4j_settings.is_local:
+        pytest.skip("needs the Maven-provisioned server")
+    from kg.server import process
+    from kg.server.errors import ServerError
+    from kg.settings import get_settings
+
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    hasty = get_settings(
+        bolt_port=ports[0],
+        http_port=ports[1],
+        start_timeout_s=0.5,
+        start_timeout_max_s=0.5,
+        server_home=tmp_path / "home",
+        config_dir=tmp_path / "cfg",
+        cache_dir=neo4j_settings.cache_dir,
+    )
+    launched: list[int] = []
+    real_wait = process.wait_ready
+
+    def spy(settings, pid, t0, proc=None):
+        launched.append(pid)
+        return real_wait(settings, pid, t0, proc)
+
+    process.wait_ready, saved = spy, process.wait_ready
+    try:
+        with pytest.raises(ServerError, match="no answer on Bolt"):
+            process.start(hasty)
+    finally:
+        process.wait_ready = saved
+    assert launched, "the JVM was never launched"
+    assert not process._alive(launched[0])
+    assert process.status(hasty).state is process.State.STOPPED
+    assert not process.port_open(ports[0])

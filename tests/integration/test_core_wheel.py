@@ -73,3 +73,18 @@ def test_wheel_installs_and_runs_queries(tmp_path, neo4j_settings, store):
     assert out.returncode == 0, out.stderr
     n_files, version = out.stdout.split()
     assert int(n_files) >= 5 and version.startswith("5.26.")
+    # the HTML report's template files are package data of the wheel too
+    page = subprocess.run(
+        [
+            py,
+            "-c",
+            "from evaluation.reporting.html_report import render_html; "
+            "print(render_html({'meta': {'kind': 'eval'}}, 'wheel page'))",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert page.returncode == 0, page.stderr
+    assert "<title>wheel page</title>" in page.stdout and "kg-data" in page.stdout

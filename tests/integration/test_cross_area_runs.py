@@ -18,6 +18,7 @@ def test_eval_listing_ignores_build_and_perspectra_runs(store):
         prompt_hashes=[],
         version="t",
         stages=["chunks"],
+        now="2026-01-01T00:00:00+00:00",
     )
     store.query(
         "perspectra/merge_run",

@@ -70,7 +70,7 @@ def spec(model, **kw) -> RunSpec:
 
 def test_llm_run_end_to_end(bench, llm_server, model):
     summary = execute(bench, spec(model, run_id="llm-oracle"))
-    assert summary.status == "completed" and summary.completed == 6, summary.errors
+    assert summary.status == "done" and summary.completed == 6, summary.errors
     kinds = {
         m: len(llm_server.requests_matching(m))
         for m in (ANSWER_MARKER, PATHS_MARKER, FAITH_MARKER, RELEVANCY_MARKER)
@@ -131,7 +131,7 @@ def test_rejudge_stored_answers_and_agreement(bench, llm_server, model):
             relevancy_n=0,
         ),
     )
-    assert j.status == "completed" and j.completed == 6
+    assert j.status == "done" and j.completed == 6
     assert len(llm_server.requests_matching(ANSWER_MARKER)) == answers_before  # not re-asked
     assert bench.node_counts()["Answer"] >= 6
     assert get_run(bench, "src-llm-judge")["source_run"] == "src"
@@ -206,7 +206,7 @@ def test_judge_reply_missing_paths_fails_the_question_cleanly(bench, llm_server,
     )
     add_eval_model(llm_server)
     s = execute(bench, spec(model, run_id="missing", limit=2, relevancy_n=0))
-    assert s.status == "incomplete" and s.failed == 2 and s.completed == 0
+    assert s.status == "partial" and s.failed == 2 and s.completed == 0
     assert "P1" in s.errors[0] and "physics#" in s.errors[0]
     assert len(llm_server.requests_matching("could not be used")) == 2  # one repair each
     assert (
@@ -216,7 +216,7 @@ def test_judge_reply_missing_paths_fails_the_question_cleanly(bench, llm_server,
         == 0
     )  # nothing half-written
     run = get_run(bench, "missing")
-    assert run["status"] == "incomplete" and run["failed"] == 2 and run["errors"]
+    assert run["status"] == "partial" and run["failed"] == 2 and run["errors"]
 
 
 def test_rejected_and_duplicate_verdicts_are_counted(bench, llm_server, model):
@@ -252,14 +252,14 @@ def test_max_cost_stops_the_run_and_a_rerun_resumes(bench, llm_server, model):
         workers=1,
     )
     s = execute(bench, cheap)
-    assert s.status == "stopped" and "max-cost" in s.errors[0]
+    assert s.status == "interrupted" and "max-cost" in s.errors[0]
     assert 0 < s.completed < 6
-    assert get_run(bench, "budget")["status"] == "stopped"
+    assert get_run(bench, "budget")["status"] == "interrupted"
     more = cheap.model_copy(
         update={"responder_llm": model("responder", prices=prices, max_cost=100.0)}
     )
     again = execute(bench, more)
-    assert again.status == "completed" and again.done_before == s.completed
+    assert again.status == "done" and again.done_before == s.completed
     assert again.completed == 6 - s.completed
 
 
@@ -267,5 +267,5 @@ def test_authentication_failure_stops_the_run(bench, llm_server, model):
     llm_server.reset()
     llm_server.add_rule(match=ANSWER_MARKER, status=401)
     s = execute(bench, spec(model, run_id="no-auth", limit=4, relevancy_n=0, workers=1))
-    assert s.status == "stopped" and "AuthenticationError" in s.errors[0]
+    assert s.status == "interrupted" and "AuthenticationError" in s.errors[0]
     assert s.completed == 0 and len(llm_server.requests) == 1  # no pointless retries

@@ -37,7 +37,7 @@ def test_cover_all_target_only_empty(demo):
     cover = _run(demo, "cover-all", run_id="cover")
     target = _run(demo, "target-only", run_id="target")
     empty = _run(demo, "empty", run_id="empty")
-    assert [s.status for s in (cover, target, empty)] == ["completed"] * 3
+    assert [s.status for s in (cover, target, empty)] == ["done"] * 3
     assert cover.completed == 2 and cover.calls == 0
 
     _, cs = run_scores(demo, "cover")
@@ -60,7 +60,7 @@ def test_graph_records(demo):
     rels = {r["type"]: r["count"] for r in demo.query("core/rel_counts")}
     assert rels["FOR"] == 6 and rels["IN_RUN"] == 6 and rels["ON"] == 12 and rels["OF"] >= 12
     run = next(r for r in list_runs(demo) if r["uid"] == "cover")
-    assert run["status"] == "completed" and run["judged"] == 2 and run["kind"] == "eval"
+    assert run["status"] == "done" and run["judged"] == 2 and run["kind"] == "eval"
     assert run["setting"] == "oracle" and run["strategy"] == "plain"
     assert run["roles"]["responder"] == "baseline:cover-all"
     assert run["judge"].startswith("baseline:embedding") and run["version"]
@@ -70,7 +70,7 @@ def test_graph_records(demo):
 
 def test_rerun_is_idempotent(demo):
     again = _run(demo, "cover-all", run_id="cover")
-    assert again.done_before == 2 and again.completed == 0 and again.status == "completed"
+    assert again.done_before == 2 and again.completed == 0 and again.status == "done"
     assert demo.node_counts()["Answer"] == 6
 
 
@@ -146,7 +146,7 @@ def test_cli_commands(demo, tmp_path):
     res = runner.invoke(app, ["eval", "runs", "--json"])
     assert res.exit_code == 0, res.output
     listed = {r["uid"]: r for r in json.loads(res.output)}
-    assert listed["cover"]["status"] == "completed" and listed["cover"]["judged"] == 2
+    assert listed["cover"]["status"] == "done" and listed["cover"]["judged"] == 2
     assert runner.invoke(app, ["eval", "runs"]).exit_code == 0
     res = runner.invoke(app, ["eval", "report", "cover", "target", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output

@@ -111,4 +111,4 @@ def test_kill_9_then_resume(bench, llm_server, tmp_path):
     assert all(r["answers"] == 1 and r["j"] == 1 for r in rows)
     assert all(r["verdicts"] == r["paths"] for r in rows)  # no duplicate, none missing
     run = bench.run_text("MATCH (r:Run {uid: 'resume-me'}) RETURN r.status AS s")[0]
-    assert run["s"] == "completed"
+    assert run["s"] == "done"

@@ -44,7 +44,7 @@ def test_offline_facts_drop_pronoun_sentences_and_fragments_and_keep_order():
     # unresolvable pronoun subjects and the sentence cut at the chunk edge are dropped
     assert not any(t.startswith(("It ", "This is")) for t in texts)
     assert all(t.endswith(".") for t in texts)
-    assert dropped >= 3
+    assert sum(dropped.values()) >= 3 and dropped["bare_pronoun"] >= 1
     assert all(ents for _, ents in facts)
     positions = [CHUNK.index(t) for t in texts]
     assert positions == sorted(positions)
@@ -102,11 +102,13 @@ def test_offline_question_uses_the_focus_family_and_passes_the_checks():
     names = ["Tessel River", "Oakmere Reservoir"]
     labels = ["CAUSES", "SUPPLIES", "PRECEDES"]
     q = offline_question(names, ["causal_relations"], "Causal", labels)
-    assert q and "mechanism" in q and question_problem(q, names, labels) is None
+    assert q and question_problem(q, names, labels) is None
+    assert all(n in q for n in names)
     q2 = offline_question(names, ["causal_relations"], "Causal", labels, variant=1)
     assert q2 and q2 != q
     chain = offline_question(["A Pump", "B Tank", "C Pipe"], ["flow_relations"], "Flow", labels)
-    assert chain and chain.startswith("Trace the connection from A Pump through B Tank to C Pipe")
+    assert chain and all(n in chain for n in ["A Pump", "B Tank", "C Pipe"])
+    assert "focusing on" in chain or "attention to" in chain
     assert family_of("comparative_and_taxonomic_relations") == "comparison"
     assert family_of("zzz") is None
     # every template of the family names a forbidden word -> no question rather than a leak

@@ -4,6 +4,9 @@ import os
 import socket
 import stat
 import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -132,3 +135,150 @@ def test_half_written_archive_is_discarded(settings):
     home.pid_file.write_text(str(dead.pid))
     process.stop(settings)  # the process died on its own: its archive may be incomplete
     assert not part.exists() and not part.with_suffix("").exists()
+
+
+# --- the start deadline: provisioning is unbounded, the Bolt wait starts at the launch ---
+
+FAKE_SERVER = """
+import os, socket, subprocess, sys, time
+port, listen, child_file = int(sys.argv[1]), sys.argv[2] == "listen", sys.argv[3]
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+open(child_file + ".part", "w").write(str(child.pid))
+os.replace(child_file + ".part", child_file)  # atomic: readers never see it empty
+print("fake server booting", flush=True)
+if listen:
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port))
+    s.listen()
+time.sleep(120)
+"""
+
+
+def _fake_launch(monkeypatch, settings, tmp_path, *, listen: bool, provision_s: float):
+    """Stand-ins for the two slow parts (Maven provisioning, the JVM); the rest is real."""
+    home = process.home_of(settings)
+    home.create()
+    child_file = tmp_path / "child.pid"
+
+    def slow_provision(s, progress=lambda _m: None):
+        time.sleep(provision_s)  # what a cold Maven resolution does to the clock
+        return process.Provisioned(Path(sys.executable), home, tmp_path, "pw", provision_s)
+
+    script = tmp_path / "fake_server.py"
+    script.write_text(FAKE_SERVER)
+    monkeypatch.setattr(process, "provision", slow_provision)
+    monkeypatch.setattr(
+        process,
+        "server_command",
+        lambda s, ready: [
+            sys.executable,
+            str(script),
+            str(s.bolt_port),
+            "listen" if listen else "silent",
+            str(child_file),
+        ],
+    )
+    monkeypatch.setattr(process, "bolt_answers", lambda s: True)
+    return home, child_file
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return ") Z " in Path(f"/proc/{pid}/stat").read_text()
+
+
+def _wait_gone(pid: int, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _gone(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_slow_provisioning_does_not_eat_the_bolt_deadline(monkeypatch, settings, tmp_path):
+    settings = settings.model_copy(update={"start_timeout_s": 1.5})
+    _fake_launch(monkeypatch, settings, tmp_path, listen=True, provision_s=2.0)
+    report = process.start(settings)
+    try:
+        assert report.status.state is process.State.RUNNING
+        assert report.provision_s >= 2.0 > settings.start_timeout_s
+        assert report.start_s < settings.start_timeout_s
+    finally:
+        assert process.stop(settings, timeout=5) is True
+
+
+def test_server_that_never_opens_bolt_fails_and_leaves_nothing(monkeypatch, settings, tmp_path):
+    settings = settings.model_copy(update={"start_timeout_s": 4.0, "start_timeout_max_s": 6.0})
+    home, child_file = _fake_launch(monkeypatch, settings, tmp_path, listen=False, provision_s=0.0)
+    with pytest.raises(ServerError, match="no answer on Bolt") as err:
+        process.start(settings)
+    assert "fake server booting" in err.value.log_tail
+    assert "nothing is left running" in err.value.fix
+    assert not home.pid_file.exists()
+    assert process.status(settings).state is process.State.STOPPED
+    assert _wait_gone(int(child_file.read_text())), "the server's own children survived"
+
+
+def test_a_start_still_making_progress_is_not_given_up(monkeypatch, settings, tmp_path):
+    """Log lines keep coming (a first start creating its databases): past the no-progress
+    timeout it still waits, up to the maximum."""
+    settings = settings.model_copy(update={"start_timeout_s": 0.6, "start_timeout_max_s": 2.0})
+    home, _ = _fake_launch(monkeypatch, settings, tmp_path, listen=False, provision_s=0.0)
+    stop = threading.Event()
+
+    def chatty_log():
+        while not stop.wait(0.2):
+            with open(home.console_log, "a") as log:
+                log.write("still creating databases\n")
+
+    writer = threading.Thread(target=chatty_log, daemon=True)
+    writer.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(ServerError, match="did not answer within 2 s"):
+            process.start(settings)
+    finally:
+        stop.set()
+        writer.join()
+    assert time.monotonic() - t0 >= 2.0
+
+
+def test_interrupted_start_stops_what_it_launched(monkeypatch, settings, tmp_path):
+    home, child_file = _fake_launch(monkeypatch, settings, tmp_path, listen=False, provision_s=0.0)
+    launched: list[int] = []
+
+    def interrupted_wait(s, pid, t0, proc=None):
+        launched.append(pid)
+        deadline = time.monotonic() + 5
+        while not child_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(process, "wait_ready", interrupted_wait)
+    with pytest.raises(KeyboardInterrupt):
+        process.start(settings)
+    assert launched and _wait_gone(launched[0])
+    assert _wait_gone(int(child_file.read_text()))
+    assert process.status(settings).state is process.State.STOPPED
+
+
+def test_maven_gets_the_chosen_local_repository(monkeypatch, tmp_path):
+    from kg.server import resolve
+
+    calls: list[list[str]] = []
+
+    def fake_run(cmd, **kwargs):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(resolve.subprocess, "run", fake_run)
+    monkeypatch.setattr(resolve, "_mvn", lambda: "mvn")
+    resolve._run_maven("neo4j-pom.xml", tmp_path / "w", {"neo4j.version": "5"}, tmp_path / "m2")
+    assert f"-Dmaven.repo.local={tmp_path / 'm2'}" in calls[0]
+    resolve._run_maven("neo4j-pom.xml", tmp_path / "w", {"neo4j.version": "5"})
+    assert not any(a.startswith("-Dmaven.repo.local") for a in calls[1])

@@ -131,7 +131,8 @@ def test_prompt_hashes():
         "evidence": "cd304969b713",
         "facts": "cb2ba3035c01",
         "question": "27dd5463504a",
-        "relations": "405e48526a63",
+        # changed on purpose: the relations prompt states the published rules (issue 12)
+        "relations": "6bfa2b59eca2",
         "summary": "bbe93a6dcde9",
     }
     assert prompt_hashes([*responder_prompt_names(Strategy.negative), *JUDGE_PROMPTS]) == {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from kg.errors import InputError
 from kg.queries.perspectra_corpus import COpinion, Corpus, CTopic
@@ -45,7 +46,7 @@ def _base(topic: CTopic) -> dict[str, object]:
     return {"topic_uid": topic.uid, "topic": topic.text}
 
 
-def _t1(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, object]:
+def _t1(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, Any]:
     cfg = spec.t1
     eligible = [t for t in corpus.topics if len(t.opinions) >= cfg.k_min]
     if not eligible:
@@ -80,7 +81,7 @@ def _pick_expansion(rng: random.Random, corpus: Corpus, min_opinions: int = 1):
     return topic, op, rng.choice(op.expansions)
 
 
-def _t2(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, object]:
+def _t2(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, Any]:
     n_opt = spec.t2.options
     topic, gold, exp = _pick_expansion(rng, corpus, min_opinions=2)
     others = [o for o in topic.opinions if o.uid != gold.uid]
@@ -109,7 +110,7 @@ def _t2(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, obje
     }
 
 
-def _t3(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, object]:
+def _t3(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, Any]:
     cfg = spec.t3
     topic, op, exp = _pick_expansion(rng, corpus)
     pieces = [(op, exp)]

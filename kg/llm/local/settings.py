@@ -58,4 +58,4 @@ class LocalLLMSettings(BaseSettings):
 
 def get_local_settings(**overrides: object) -> LocalLLMSettings:
     clean = {k: v for k, v in overrides.items() if v is not None}
-    return LocalLLMSettings(**clean)
+    return LocalLLMSettings.model_validate(clean)

@@ -1,0 +1,154 @@
+"""How well the offline judges agree with gold labels, and how fast the default one is.
+
+    KG_BOLT_PORT=... python benchmarks/judge_validity.py [--gold FILE] [--sample FILE]
+                                                         [--folds 5] [--answers 1000]
+
+1. The gold split (default ../shared/data/judge-gold/dev.jsonl; its questions from
+   ../shared/data/perspectivebench/sample.jsonl are imported first, idempotently) judged by the
+   edge-evidence judge and by the embedding baseline, each with its thresholds chosen by
+   leave-questions-out cross-validation (k folds by question): pooled held-out kappa,
+   agreement and per-answer PAS error, the setting each fold chose, and the setting the whole
+   split chooses (the shipped default).
+2. The same two judges at their shipped defaults (no tuning at all), for reference.
+3. Time to judge N answers offline with the default judge: the path checklist alone (N, default
+   1,000), and the full judgement (plus claims and relevancy through the embedding model, on
+   --full-answers of them). The answers are the gold answers cycled, each sentence given a
+   prefix unique to the run, so no embedding comes from the disk cache.
+
+Needs a running Neo4j (the questions are read from the graph, as `kg judge validate` does).
+Figures depend on machine load: the script prints the CPU count and load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+sys.path.insert(0, str(ROOT))
+
+from construction.perspectivebench.importer import import_perspectivebench  # noqa: E402
+from evaluation.judge_calibration import cross_validate  # noqa: E402
+from evaluation.judge_gold import load_gold  # noqa: E402
+from evaluation.judge_validation import decide, summarize  # noqa: E402
+from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge  # noqa: E402
+from evaluation.questions import load_questions  # noqa: E402
+from evaluation.tokens import split_sentences  # noqa: E402
+from kg.store import Store  # noqa: E402
+
+EDGE_GRID = [
+    {"concept_threshold": c, "undirected_credit": u, "window": w}
+    for c in (1.0, 1.5, 2.0, 3.0, 4.0)
+    for u in (0.0, 1.0)
+    for w in (1, 2)
+]
+EMBEDDING_GRID = [{"path_threshold": t / 100} for t in range(40, 95, 5)]
+
+
+def line(label: str, kappa: float, agreement: float, mae: float) -> str:
+    return f"  {label:<44} kappa {kappa:5.3f}  agreement {agreement:5.1f}%  PAS MAE {mae:5.1f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gold", type=Path, default=SHARED / "judge-gold" / "dev.jsonl")
+    ap.add_argument("--sample", type=Path, default=SHARED / "perspectivebench" / "sample.jsonl")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--answers", type=int, default=1000)
+    ap.add_argument(
+        "--full-answers",
+        type=int,
+        default=200,
+        help="answers for the full-judgement timing (embeddings are the cost)",
+    )
+    args = ap.parse_args()
+    print(
+        f"machine: {os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.1f} "
+        "(shared with other jobs)"
+    )
+    with Store() as store:
+        store.ensure_schema()
+        import_perspectivebench(store, [args.sample], skip_invalid=True)
+        questions, _ = load_questions(store, skip_invalid=True)
+        items = load_gold(args.gold, questions)
+    n_paths = sum(len(g.present) for g in items)
+    print(
+        f"gold: {args.gold.name}: {len(items)} answers, "
+        f"{len({g.question.uid for g in items})} questions, {n_paths} path decisions"
+    )
+
+    print(
+        f"\n1. cross-validated by question ({args.folds} folds; thresholds chosen on the "
+        "training folds only)"
+    )
+    for name, grid, make in (
+        (
+            "edge-evidence (new default)",
+            EDGE_GRID,
+            lambda **kw: EdgeEvidenceJudge(**kw, faithfulness=False),
+        ),
+        ("embedding (baseline)", EMBEDDING_GRID, lambda **kw: EmbeddingJudge(**kw)),
+    ):
+        t0 = time.perf_counter()
+        cv = cross_validate(items, grid, make, k=args.folds)
+        print(
+            line(name, cv.kappa, cv.agreement, cv.pas_mae) + f"  ({time.perf_counter() - t0:.1f} s)"
+        )
+        for f in cv.folds:
+            print(
+                f"      fold {f.fold}: {len(f.questions)} question(s) held out, chose "
+                f"{f.setting} (train kappa {f.train_kappa:.3f})"
+            )
+        print(f"      whole split chooses {cv.chosen_on_all}")
+
+    print("\n2. shipped defaults, no tuning")
+    for judge in (EdgeEvidenceJudge(faithfulness=False), EmbeddingJudge()):
+        ds, _ = decide(judge, items)
+        o = summarize(judge.name, ds, args.gold, "-").overall
+        print(
+            line(judge.name, o.kappa.mean or 0.0, o.agreement.mean or 0.0, o.pas_mae.mean or 0.0)
+            + f"  kappa CI [{o.kappa.low:.2f}, {o.kappa.high:.2f}]"
+        )
+
+    print(f"\n3. judging {args.answers} answers offline with the default judge")
+    nonce = uuid.uuid4().hex[:8]  # new texts every run: nothing comes from the embedding cache
+    work = []
+    for i in range(args.answers):
+        g = items[i % len(items)]
+        text = " ".join(f"In variant {nonce}-{i}, {s}" for s in split_sentences(g.answer))
+        work.append((g.question, text))
+    judge = EdgeEvidenceJudge(faithfulness=False)
+    t0 = time.perf_counter()
+    for q, text in work:
+        judge.judge_sync(q, text, [])
+    t_paths = time.perf_counter() - t0
+    print(
+        f"  path checklist only: {t_paths:6.1f} s "
+        f"({1000 * t_paths / args.answers:.1f} ms/answer; target <= 60 s per 1,000)"
+    )
+    full = EdgeEvidenceJudge()
+    some = work[: args.full_answers]
+    t0 = time.perf_counter()
+
+    async def run_all() -> None:
+        for q, text in some:
+            await full.judge(q, text, [*q.evidence])
+
+    asyncio.run(run_all())
+    per = (time.perf_counter() - t0) / max(len(some), 1)
+    print(
+        f"  full (+ claims, relevancy through the embedding model), {len(some)} answers: "
+        f"{per * len(some):6.1f} s ({1000 * per:.1f} ms/answer, cold embedding cache; "
+        f"~{1000 * per:.0f} s per 1,000)"
+    )
+    print(f"load average now {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,415 @@
+"""Offline relations from evidence: which concepts a sentence mentions, which palette relations
+its wording expresses, and in which direction.
+
+An edge is proposed only for a sentence (or two adjacent sentences of one chunk) that mentions
+both concepts. Its label is a palette relation whose cue words (from the label's own words and
+a small lexicon of English relation verbs, plus the words of an English description) occur in
+the evidence, scoring at least a minimum; its direction follows the sentence: the mention
+before an active cue is the source ("Force causes acceleration"), the agent after a passive
+cue or an inverse cue is the source ("Acceleration is caused by force", "... because of
+force"). Its reason is the evidence, quoted verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from construction.pipeline.noun_phrases import norm
+from kg.palette import PaletteRelation
+
+# Cue lexicon keyed by the stem of a label word. Each entry: (regex over the lower-cased
+# evidence, inverse). inverse = the source concept is the one after the cue ("due to X").
+_F, _I = False, True
+LEXICON: dict[str, list[tuple[str, bool]]] = {
+    "caus": [
+        (r"caus(e|es|ed|ing)", _F),
+        (r"lead(s|ing)? to|led to", _F),
+        (r"produc(e|es|ed|ing)", _F),
+        (r"result(s|ed|ing)? in", _F),
+        (r"giv(e|es|ing) rise to|gave rise to", _F),
+        (r"trigger(s|ed|ing)?", _F),
+        (r"br(ing|ings|ought) about", _F),
+        (r"responsible for", _F),
+        (r"contribut(e|es|ed|ing) to", _F),
+        (r"prompt(s|ed)|provok(e|es|ed)|spark(s|ed)|fuel(s|ed|led)", _F),
+        (r"consequently|therefore|hence|thus|in turn|as a result(?! of)", _F),
+        (
+            r"because of|due to|owing to|as a result of|result(s|ed)? from|"
+            r"stem(s|med)? from|aris(e|es|ing) from|arose from",
+            _I,
+        ),
+    ],
+    "result": [
+        (r"result(s|ed|ing)? in", _F),
+        (r"lead(s|ing)? to|led to", _F),
+        (r"consequently|therefore|as a result(?! of)", _F),
+        (r"br(ing|ings|ought) about|gave rise to|giv(e|es) rise to", _F),
+        (r"transform(s|ed)?|reshap(e|ed|es)|creat(e|es|ed)|establish(es|ed)?", _F),
+        (r"as a result of|result(s|ed)? from|in the wake of|following", _I),
+    ],
+    "defin": [
+        (r"defin(ed|es) as|is defined|are defined|defined by", _F),
+        (r"(is|are) equal to|equals|is the product of|is given by|is measured (in|as)", _F),
+        (r"(is|are) the (rate|ratio|product|sum) of", _F),
+        (r"defin(e|es|ing)\b", _I),
+    ],
+    "enabl": [
+        (r"enabl(e|es|ed|ing)", _F),
+        (r"allow(s|ed|ing)?", _F),
+        (r"make(s)? (it )?possible|made (it )?possible|permit(s|ted)?|lets", _F),
+        (r"depend(s|ed)? on|rel(y|ies|ied) on|requir(e|es|ed)", _I),
+    ],
+    "explain": [
+        (r"explain(s|ed|ing)?", _F),
+        (r"account(s|ed)? for", _F),
+        (r"describ(e|es|ed|ing)|predict(s|ed)?", _F),
+        (r"is why|why", _F),
+    ],
+    "reduc": [
+        (r"reduc(e|es|ed|ing)|decreas(e|es|ed|ing)|lower(s|ed)\b|diminish(es|ed)?", _F),
+        (r"oppos(e|es|ed|ing)|slow(s|ed)? (down)?|weaken(s|ed)?|dissipat(e|es|ed)", _F),
+        (r"cut(s)? (down|back)|less(ens|ened)", _F),
+        (r"resist(s|ed)?|limit(s|ed)?\b", _F),
+    ],
+    "compon": [
+        (r"component(s)?", _F),
+        (r"consist(s|ed)? of|compos(ed|es) of", _F),
+        (r"made (up )?of|contain(s|ed)?|includ(e|es|ed)|compris(e|es|ed)", _F),
+        (r"component of|part of", _I),
+    ],
+    "alternat": [(r"alternative|instead of|rather than|in place of|replac(e|es|ed)", _F)],
+    "contrast": [
+        (r"contrast(s|ed)?|unlike|whereas|differ(s|ed)? from|different from", _F),
+        (r"as opposed to|in contrast|opposite of|conflict(s|ed)? with|versus", _F),
+    ],
+    "type": [
+        (r"(is|are|was|were) (a|an|one) (type|kind|form|class|category) of", _F),
+        (r"(type|kind|class|category)(s)? of", _F),
+        (r"classified as", _F),
+        (r"such as", _I),
+    ],
+    "preced": [
+        (r"preced(e|es|ed|ing)|prior to|before|paved the way|set the stage", _F),
+        (r"followed by|later|afterwards?|subsequently", _F),
+        (r"after(?! all)|followed(?! by)|succeed(s|ed)", _I),
+    ],
+    "step": [
+        (r"(step|stage|phase)s? (in|of)|first step|final step", _F),
+        (r"begin(s)? with|start(s)? with|involv(e|es)|consist(s)? of", _I),
+    ],
+    "requir": [
+        (r"requir(e|es|ed|ing)|need(s|ed)?\b|consum(e|es|ed)|use(s|d)?\b", _F),
+        (r"depend(s)? on|rel(y|ies) on|take(s)? (in|up)", _F),
+        (r"required (for|by)|needed (for|by)", _I),
+    ],
+    "input": [(r"input|substrate|fuel", _F)],
+    "produc": [
+        (r"produc(e|es|ed|ing)|generat(e|es|ed|ing)|releas(e|es|ed|ing)", _F),
+        (r"yield(s|ed)?|synthesiz(e|es|ed)|creat(e|es|ed)|mak(e|es|ing)\b", _F),
+        (r"(come|comes|came) from|derived from|product of", _I),
+    ],
+    "output": [(r"output|product(s)?\b|by-?product", _F)],
+    "cycl": [(r"cycle(s)?|regenerat(e|es|ed)|recycl(e|es|ed)|repeat(s|ed)?", _F)],
+    "serv": [
+        (r"serv(e|es|ed|ing) (as|to|in|for)|function(s)? (as|in|to)|role in", _F),
+        (r"responsible for|used (for|to)|site of|power(s)?\b|provid(e|es|ed)", _F),
+    ],
+    "function": [(r"function(s)?\b|role", _F)],
+    "part": [
+        (r"part of|within|belong(s|ed)? to|member of|one of the|component of", _F),
+        (
+            r"includ(e|es|ed|ing)|contain(s|ed)?|consist(s)? of|compris(e|es|ed)|"
+            r"made up of|divided into",
+            _I,
+        ),
+    ],
+    "locat": [
+        (r"located (in|at|on)|found (in|at|on)|occur(s|red)? (in|at|on)", _F),
+        (r"take(s)? place (in|at)|took place (in|at)|resid(e|es) in|inside", _F),
+        (r"contain(s|ed)?|hous(e|es|ed)|site of", _I),
+    ],
+    "activat": [
+        (r"activat(e|es|ed|ing)|promot(e|es|ed|ing)|stimulat(e|es|ed|ing)", _F),
+        (r"induc(e|es|ed|ing)|increas(e|es|ed|ing)|enhanc(e|es|ed)|turn(s|ed)? on", _F),
+        (r"upregulat(e|es|ed)|encourag(e|es|ed)|boost(s|ed)?|strengthen(s|ed)?", _F),
+    ],
+    "promot": [(r"promot(e|es|ed|ing)|support(s|ed)?|spread(s)?|advanc(e|es|ed)", _F)],
+    "inhibit": [
+        (r"inhibit(s|ed|ing)?|repress(es|ed)?|block(s|ed)?|prevent(s|ed)?", _F),
+        (r"suppress(es|ed)?|turn(s|ed)? off|stop(s|ped)?\b|halt(s|ed)?", _F),
+        (r"interfer(e|es|ed) with|crush(ed|es)?|ban(s|ned)?\b|outlaw(ed)?", _F),
+    ],
+    "repress": [(r"repress(es|ed)?|suppress(es|ed)?|silenc(e|es|ed)", _F)],
+    "ideolog": [
+        (r"ideolog(y|ies|ical)|idea(s)?\b|inspir(e|es|ed)|influenc(e|es|ed)", _F),
+        (r"philosoph(y|ies|ical|er|ers)|doctrine|belief(s)?|principle(s)?", _F),
+        (r"basis for|justif(y|ied|ies)|advocat(e|es|ed)", _F),
+        (r"based on|rooted in|drew on|inspired by", _I),
+    ],
+    "basi": [(r"basis|foundation|underpin(s|ned)?|based on", _F)],
+    "context": [
+        (r"context|background|setting|backdrop|climate of|circumstances", _F),
+        (r"during|amid|in the (era|age|period) of|at the time of", _I),
+    ],
+    "exampl": [
+        (r"example(s)? of|instance of|illustrat(e|es|ed|ion)|case of", _F),
+        (r"such as|for example|for instance|e\.g\.|including", _I),
+    ],
+    "suppl": [
+        (r"suppl(y|ies|ied|ying)|deliver(s|ed|ing)?|feed(s|ing)?\b|fed\b", _F),
+        (r"(carr(y|ies|ied)|send(s)?|sent|pump(s|ed)?|lift(s|ed)?) .{0,40}\b(to|toward)", _F),
+        (r"supplied by|fed by|comes from|draws (water )?from", _I),
+    ],
+    "drain": [
+        (r"drain(s|ed)? (in)?to|flow(s|ed)? (in)?to|empt(y|ies|ied) into", _F),
+        (
+            r"discharg(e|es|ed)|end(s|ed)? up in|run(s)? (off )?into|carr(y|ies|ied) .{0,40}"
+            r"\binto",
+            _F,
+        ),
+    ],
+    "recharg": [
+        (r"recharg(e|es|ed|ing)|refill(s|ed)?|replenish(es|ed)?|top(s|ped)? up", _F),
+        (r"soak(s|ed)? into|seep(s|ed)? into", _F),
+    ],
+    "prevent": [
+        (r"prevent(s|ed|ing)?|stop(s|ped)?\b|avoid(s|ed)?|protect(s|ed)? .{0,30}from", _F),
+        (r"keep(s)? .{0,30} from|block(s|ed)?", _F),
+    ],
+    "control": [
+        (r"control(s|led|ling)?|regulat(e|es|ed)|adjust(s|ed)?|manag(e|es|ed)", _F),
+        (r"operat(e|es|ed)|set(s)? (how|the)|open(s|ed)? and clos", _F),
+    ],
+    "chang": [
+        (r"chang(e|es|ed)|transform(s|ed)?|reform(s|ed)?|overthr(ew|ow|own)", _F),
+        (r"collaps(e|ed)|abolish(ed)?|end(ed)? (of)?|rise of|fall of|new\b", _F),
+    ],
+}
+# Qualifiers of a label ("political cause"): the evidence must also speak of that sphere.
+QUALIFIERS: dict[str, str] = {
+    "politic": r"politic(s|al)?|government(s)?|state(s)?\b|power|war(s)?\b|treat(y|ies)|"
+    r"king(s)?|parliament|monarch(y|s)?|empire(s)?|nation(s|al)?|part(y|ies)|"
+    r"revolution(s|ary)?|rule(rs|d)?\b|constitution|independence|colon(y|ies|ial)|"
+    r"military|alliance(s)?|sovereign(ty)?|vot(e|es|ing)|democra(cy|tic)|law(s)?",
+    "econom": r"econom(y|ic|ies)|trade|market(s)?|industr(y|ial|ies)|tax(es)?|money|"
+    r"wealth|capital(ism|ist)?|labou?r|wage(s)?|price(s)?|profit(s)?|goods|"
+    r"commerc(e|ial)|financ(e|ial)|raw materials|debt|bank(s)?|agricultur(e|al)|"
+    r"production|factor(y|ies)",
+    "social": r"social|societ(y|ies)|class(es)?\b|people|women|famil(y|ies)|workers|"
+    r"communit(y|ies)|cultur(e|al)|religio(n|us)|population|urban|peasant(s)?|"
+    r"education|rights|status|slave(s|ry)?",
+}
+_LABEL_STOP = {
+    "is",
+    "a",
+    "an",
+    "the",
+    "of",
+    "to",
+    "by",
+    "or",
+    "in",
+    "for",
+    "has",
+    "with",
+    "and",
+    "as",
+    "on",
+    "process",
+    "phenomenon",
+    "have",
+    "into",
+    "from",
+    "at",
+}
+_DESC_WORD = re.compile(r"[a-z]{5,}")
+# What may open the second of two adjacent sentences to relate it to the first.
+CONNECTIVE = re.compile(
+    r"^(as a result|consequently|therefore|thus|hence|in turn|in contrast|"
+    r"by contrast|for example|for instance|later|afterwards?|subsequently|"
+    r"because of this|instead)\b",
+    re.IGNORECASE,
+)
+CUE_BETWEEN, CUE_OUTSIDE, QUALIFIER_WEIGHT, DESC_WEIGHT = 1.0, 0.7, 0.5, 0.25
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    for suf in ("ations", "ation", "ives", "ive", "ing", "ies", "es", "ed", "s", "e", "y"):
+        if len(w) - len(suf) >= 4 and w.endswith(suf):
+            return w[: -len(suf)]
+    return w
+
+
+def _lexicon_key(word: str) -> str | None:
+    s = _stem(word)
+    for key in LEXICON:
+        if s.startswith(key) or key.startswith(s):
+            return key
+    return None
+
+
+class LabelCues(BaseModel):
+    """What the offline matcher looks for in evidence for one palette relation."""
+
+    name: str
+    category: str
+    cues: list[tuple[str, bool]]  # (regex, inverse)
+    qualifiers: list[str]  # regexes that must also occur (all of them)
+    description_stems: list[str]  # English description words (weak cues)
+    passive_label: bool  # IS_DEFINED_BY reads passively: "by" does not flip
+
+
+def label_cues(rel: PaletteRelation) -> LabelCues:
+    words = [w for w in rel.name.lower().split("_") if w and w not in _LABEL_STOP]
+    cues: list[tuple[str, bool]] = []
+    qualifiers: list[str] = []
+    keys = [_lexicon_key(w) for w in words]
+    if any(k not in (None, "function") for k in keys):
+        # "function" is a weak cue on its own: SERVES_FUNCTION is cued by "serves".
+        words = [w for w, k in zip(words, keys, strict=True) if k != "function"]
+    for w in words:
+        q = next((v for k, v in QUALIFIERS.items() if _stem(w).startswith(k)), None)
+        if q:
+            qualifiers.append(q)
+            continue
+        key = _lexicon_key(w)
+        # Unknown word: its stem ("supplies" -> "suppl") and any ending.
+        stem = _stem(w).rstrip("iy") or w
+        cues.extend(LEXICON[key] if key else [(re.escape(stem) + r"\w*", False)])
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    desc = sorted(
+        {
+            _stem(w)
+            for w in _DESC_WORD.findall(rel.description.lower())
+            if w not in ENGLISH_STOP_WORDS
+        }
+    )
+    return LabelCues(
+        name=rel.name,
+        category=rel.category,
+        cues=cues,
+        qualifiers=qualifiers,
+        description_stems=desc,
+        passive_label=rel.name.endswith("_BY"),
+    )
+
+
+@dataclass(frozen=True)
+class Mention:
+    concept: str  # concept key
+    start: int
+    end: int
+
+
+def term_pattern(term: str) -> re.Pattern[str]:
+    """Whole-word, case-insensitive, either apostrophe, an optional plural -s/-es."""
+    words = [re.escape(w).replace("'", "['’]") for w in norm(term).split()]
+    return re.compile(r"(?<![\w])" + r"\s+".join(words) + r"(?:e?s)?(?![\w])", re.IGNORECASE)
+
+
+def find_mentions(text: str, terms: dict[str, list[re.Pattern[str]]]) -> list[Mention]:
+    """Mentions of concepts in `text`: longest match wins where two terms overlap; a concept's
+    first mention only (its position decides the direction)."""
+    spans: list[Mention] = []
+    for key, patterns in terms.items():
+        for pat in patterns:
+            spans.extend(Mention(key, m.start(), m.end()) for m in pat.finditer(text))
+    spans.sort(key=lambda m: (-(m.end - m.start), m.start))
+    taken: list[Mention] = []
+    for m in spans:
+        if all(m.end <= t.start or m.start >= t.end for t in taken):
+            taken.append(m)
+    first: dict[str, Mention] = {}
+    for m in sorted(taken, key=lambda m: m.start):
+        first.setdefault(m.concept, m)
+    return sorted(first.values(), key=lambda m: m.start)
+
+
+class LabelMatch(BaseModel):
+    label: str
+    category: str
+    score: float
+    source: str  # concept key
+    target: str
+
+
+def _orient(
+    a: Mention, b: Mention, cue_start: int, cue_end: int, inverse: bool
+) -> tuple[Mention, Mention]:
+    """(source, target) for mentions a (first) and b (second) around a cue."""
+    first, second = (a, b) if a.start <= b.start else (b, a)
+    if not inverse:
+        return first, second
+    # Inverse cue: the concept right after the cue is the source ("because of X").
+    after = [m for m in (first, second) if m.start >= cue_end]
+    if after:
+        src = after[0]
+        return src, (second if src is first else first)
+    return second, first
+
+
+def match_labels(
+    text: str,
+    a: Mention,
+    b: Mention,
+    labels: list[LabelCues],
+    min_score: float,
+    cue_window: tuple[int, int] | None = None,
+) -> list[LabelMatch]:
+    """Every palette relation the evidence expresses between mentions a and b, with its
+    direction; best first. Score = the best cue (between the two mentions counts more), plus
+    qualifiers and description words; below `min_score` a label is not proposed. With
+    `cue_window`, only a cue starting inside it counts (two-sentence evidence: the connective
+    that opens the second sentence)."""
+    low = text.lower()
+    lo, hi = min(a.end, b.end), max(a.start, b.start)
+    out: list[LabelMatch] = []
+    for lab in labels:
+        best: tuple[float, int, int, bool] | None = None
+        for regex, inverse in lab.cues:
+            for m in re.finditer(r"(?<![a-z])(?:" + regex + r")(?![a-z])", low):
+                if (a.start <= m.start() < a.end) or (b.start <= m.start() < b.end):
+                    continue  # a cue inside a concept's own name is not a statement
+                if cue_window and not cue_window[0] <= m.start() < cue_window[1]:
+                    continue
+                # Between = the cue reaches into the gap between the two mentions
+                # ("pump groundwater from X to Y" spans X).
+                between = m.start() < hi and m.end() > lo
+                # "Because of X, Y ..." / "During X, Y ...": an inverse cue may open the clause.
+                opens = inverse and m.end() <= min(a.start, b.start)
+                weight = CUE_BETWEEN if between or opens else CUE_OUTSIDE
+                if best is None or weight > best[0]:
+                    best = (weight, m.start(), m.end(), inverse)
+        if best is None:
+            continue
+        if lab.qualifiers and not all(
+            re.search(r"(?<![a-z])(?:" + q + r")(?![a-z])", low) for q in lab.qualifiers
+        ):
+            continue
+        weight, cs, ce, inverse = best
+        # A passive cue ("is caused by X") makes the agent after "by" the source, unless the
+        # label itself reads passively (IS_DEFINED_BY).
+        passive = re.match(r"\s+by\b", low[ce:]) is not None
+        if passive and not lab.passive_label:
+            inverse = not inverse
+        src, dst = _orient(a, b, cs, ce, inverse)
+        words = {_stem(w) for w in _DESC_WORD.findall(low)}
+        desc = min(2, sum(1 for s in lab.description_stems if s in words)) * DESC_WEIGHT
+        score = weight + (QUALIFIER_WEIGHT * len(lab.qualifiers)) + desc
+        if score >= min_score:
+            out.append(
+                LabelMatch(
+                    label=lab.name,
+                    category=lab.category,
+                    score=round(score, 3),
+                    source=src.concept,
+                    target=dst.concept,
+                )
+            )
+    out.sort(key=lambda m: (-m.score, m.label))
+    return out

@@ -1,0 +1,1 @@
+"""Read-side quality checks of a domain in the graph (`kg validate`)."""

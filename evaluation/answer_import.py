@@ -1,0 +1,230 @@
+"""Answers produced by another harness, stored as a run's answers so they can be judged.
+
+JSON lines: `question_id` (the question's `id` in the graph), optional `domain` (when ids repeat
+across domains), `answer` (the text), optional `model`, `prompt_tokens`, `completion_tokens`.
+Every line is checked before anything is written (`file:line:field: problem`, all at once);
+then the run and its answers are written in one transaction. Importing the same file into the
+same run again changes nothing (answer uids are hash(run, question), writes MERGE).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from evaluation import runs
+from evaluation.judge_gold import GoldFileError, file_hash
+from evaluation.models import EvalQuestion
+from evaluation.questions import EvalInputError
+from evaluation.tokens import REGEX_TOKENIZER, count_tokens
+from kg import __version__
+from kg.ids import answer_uid
+from kg.store import Store
+
+IMPORTED = "imported"
+
+
+class AnswerFileError(GoldFileError):
+    """An answers file with bad lines (each as file:line:field: problem); nothing written."""
+
+
+class ImportedAnswer(BaseModel):
+    question: EvalQuestion
+    text: str
+    model: str = ""
+    prompt_tokens: int = 0
+    tokens: int
+    tokens_source: str
+    line: int
+
+
+class ImportSummary(BaseModel):
+    run_id: str
+    answers: int
+    models: list[str]
+    new_run: bool
+
+
+def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAnswer]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AnswerFileError([f"{path}: cannot read: {exc}"]) from exc
+    by_id: dict[int, list[EvalQuestion]] = {}
+    for question in questions:
+        by_id.setdefault(question.id, []).append(question)
+    problems: list[str] = []
+    out: list[ImportedAnswer] = []
+    seen: dict[str, int] = {}
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+
+        def bad(field: str, problem: str, n: int = n) -> None:
+            problems.append(f"{path}:{n}:{field}: {problem}")
+
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            bad("-", f"not JSON ({exc.msg} at column {exc.colno})")
+            continue
+        if not isinstance(row, dict):
+            bad("-", "expected a JSON object")
+            continue
+        before = len(problems)
+        q = _question(row, by_id, bad)
+        text = row.get("answer")
+        if not isinstance(text, str):
+            bad("answer", "missing (the answer text, a string)")
+        model = row.get("model", "")
+        if model is None:
+            model = ""
+        if not isinstance(model, str):
+            bad("model", "must be a string when given")
+        counts = {}
+        for field in ("prompt_tokens", "completion_tokens"):
+            value = row.get(field)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 0
+            ):
+                bad(field, f"must be a non-negative integer when given, got {value!r}")
+            counts[field] = value
+        if q is not None:
+            if q.uid in seen:
+                bad(
+                    "question_id",
+                    f"question {q.id} already answered on line {seen[q.uid]}: "
+                    "one answer per question and run",
+                )
+            else:
+                seen[q.uid] = n
+        if len(problems) == before and q is not None:
+            given = counts["completion_tokens"]
+            out.append(
+                ImportedAnswer(
+                    question=q,
+                    text=text,
+                    model=model,
+                    line=n,
+                    prompt_tokens=counts["prompt_tokens"] or 0,
+                    tokens=given if given is not None else count_tokens(str(text)),
+                    tokens_source="usage" if given is not None else REGEX_TOKENIZER,
+                )
+            )
+    if not problems and not out:
+        problems.append(f"{path}:1:-: no answers in the file")
+    if problems:
+        raise AnswerFileError(problems)
+    return out
+
+
+def _question(row: dict, by_id: dict[int, list[EvalQuestion]], bad) -> EvalQuestion | None:
+    qid = row.get("question_id")
+    if isinstance(qid, bool) or not isinstance(qid, int | str):
+        bad("question_id", "missing (the question's id in the graph)")
+        return None
+    try:
+        qid = int(qid)
+    except ValueError:
+        bad("question_id", f"not an integer id: {qid!r}")
+        return None
+    found = by_id.get(qid, [])
+    domain = row.get("domain")
+    if domain is not None:
+        if not isinstance(domain, str):
+            bad("domain", "must be a string when given")
+            return None
+        found = [q for q in found if q.domain == domain]
+    if not found:
+        where = f" in domain {domain!r}" if domain else ""
+        bad("question_id", f"unknown question {qid}{where}: not in the graph")
+        return None
+    if len(found) > 1:
+        bad(
+            "question_id",
+            f"question {qid} exists in domains "
+            f"{', '.join(sorted(q.domain for q in found))}: add a `domain` field",
+        )
+        return None
+    return found[0]
+
+
+def import_answers(
+    store: Store, path: Path, run_id: str, questions: list[EvalQuestion]
+) -> ImportSummary:
+    """Check the whole file, then write the run and every answer in one transaction."""
+    items = parse_answers(path, questions)
+    digest = file_hash(path)
+    existing = runs.get_run(store, run_id, required=False)
+    if existing is not None:
+        if existing.get("responder_kind") != IMPORTED or existing.get("answers_hash") != digest:
+            raise EvalInputError(
+                f"run {run_id!r} already exists and was not made by importing this file; "
+                "choose another --run-id"
+            )
+    models = sorted({a.model for a in items if a.model})
+    who = f"imported:{', '.join(models) or path.name}"
+    props = {
+        "kind": "eval",
+        "models": models,
+        "setting": IMPORTED,
+        "strategy": IMPORTED,
+        "judge": None,
+        "gt": "evidence",
+        "roles": {"responder": who, "judge": None},
+        "prompt_hashes": {},
+        "identity": {"imported": str(path), "sha256": digest},
+        "version": __version__,
+        "started_at": runs.now(),
+        "source_run": None,
+        "responder_kind": IMPORTED,
+        "answers_file": str(path),
+        "answers_hash": digest,
+        "config": {"answers_file": str(path)},
+    }
+    enc = {
+        k: (json.dumps(v, sort_keys=True, default=str) if k in runs._JSON_FIELDS else v)
+        for k, v in props.items()
+    }
+    rows = [
+        {
+            "uid": answer_uid(run_id, a.question.uid),
+            "question": a.question.uid,
+            "text": a.text,
+            "tokens": a.tokens,
+            "tokens_source": a.tokens_source,
+            "prompt_tokens": a.prompt_tokens,
+            "context": [],
+            "model": a.model,
+        }
+        for a in items
+    ]
+    stamp = runs.now()
+
+    def work(tx) -> None:
+        Store.tx_query(tx, "eval/run_create", uid=run_id, props=enc, source=None, now=stamp)
+        Store.tx_query(tx, "eval/write_answers", rows=rows, run=run_id, now=stamp)
+        Store.tx_query(
+            tx,
+            "eval/run_add_usage",
+            uid=run_id,
+            tokens_in=0 if existing else sum(a.prompt_tokens for a in items),
+            tokens_out=0 if existing else sum(a.tokens for a in items),
+            calls=0,
+            cached_calls=0,
+            cost=0.0,
+        )
+        Store.tx_query(
+            tx,
+            "eval/run_finish",
+            uid=run_id,
+            status="answers-imported",
+            now=stamp,
+            errors="[]",
+            failed=0,
+        )
+
+    store.transaction(work)
+    return ImportSummary(run_id=run_id, answers=len(items), models=models, new_run=existing is None)

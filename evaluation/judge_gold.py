@@ -1,0 +1,161 @@
+"""Gold labels for judges: answers with a label for every valid path of their question.
+
+Format (JSON lines, documented in docs/judge-gold-format.md): `answer_id`, `question_id` (the
+question's `id` in the graph), optional `domain` (needed only when two domains share an id),
+optional `style`, `answer`, `present` ({path name: true/false} for every valid path), optional
+`confidence`. A bad file is refused whole with `file:line:field: problem`; nothing is judged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from evaluation.models import EvalQuestion
+from evaluation.questions import EvalInputError
+
+
+class GoldFileError(EvalInputError):
+    """A gold file that cannot be used: every problem as file:line:field: problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        super().__init__("\n".join(problems[:20]) + more)
+
+
+class GoldAnswer(BaseModel):
+    answer_id: str
+    question: EvalQuestion
+    style: str
+    answer: str
+    present: dict[str, bool]  # path name -> gold label
+    confidence: str | None = None
+    line: int
+
+    @property
+    def hop(self) -> int:
+        return self.question.hop
+
+
+def file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
+    """Parse and check a gold file against the questions in the graph (all problems at once)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GoldFileError([f"{path}: cannot read: {exc}"]) from exc
+    by_id: dict[int, list[EvalQuestion]] = {}
+    for question in questions:
+        by_id.setdefault(question.id, []).append(question)
+    problems: list[str] = []
+    out: list[GoldAnswer] = []
+    seen: dict[str, int] = {}
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+
+        def bad(field: str, problem: str, n: int = n) -> None:
+            problems.append(f"{path}:{n}:{field}: {problem}")
+
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            bad("-", f"not JSON ({exc.msg} at column {exc.colno})")
+            continue
+        if not isinstance(row, dict):
+            bad("-", "expected a JSON object")
+            continue
+        before = len(problems)
+        aid = row.get("answer_id")
+        if not isinstance(aid, str) or not aid.strip():
+            bad("answer_id", "missing (a non-empty string)")
+        elif aid in seen:
+            bad("answer_id", f"duplicate of line {seen[aid]}")
+        else:
+            seen[aid] = n
+        answer = row.get("answer")
+        if not isinstance(answer, str):
+            bad("answer", "missing (the answer text)")
+        style = row.get("style", "unspecified")
+        if not isinstance(style, str) or not style.strip():
+            bad("style", "must be a non-empty string when given")
+        conf = row.get("confidence")
+        if conf is not None and not isinstance(conf, str):
+            bad("confidence", "must be a string when given")
+        q = _question(row, by_id, bad)
+        present = row.get("present")
+        if not isinstance(present, dict) or not present:
+            bad("present", "missing (an object {path name: true/false})")
+        elif q is not None:
+            names = [p.name for p in q.paths if p.name]
+            for key, value in present.items():
+                if key not in names:
+                    bad(
+                        f"present.{key}",
+                        f"unknown path name for {q.ref} "
+                        f"(its paths: {', '.join(names) or 'none named'})",
+                    )
+                elif not isinstance(value, bool):
+                    bad(f"present.{key}", f"label must be true or false, got {value!r}")
+            missing = [m for m in names if m not in present]
+            if missing:
+                bad("present", f"missing labels for path(s) {', '.join(missing)} of {q.ref}")
+        if len(problems) == before and q is not None:
+            out.append(
+                GoldAnswer(
+                    answer_id=aid,
+                    question=q,
+                    style=style.strip(),
+                    answer=answer,
+                    present=present,
+                    confidence=conf,
+                    line=n,
+                )
+            )
+    if not problems and not out:
+        problems.append(f"{path}:1:-: no gold answers in the file")
+    if problems:
+        raise GoldFileError(problems)
+    return out
+
+
+def _question(row: dict, by_id: dict[int, list[EvalQuestion]], bad) -> EvalQuestion | None:
+    qid = row.get("question_id")
+    if isinstance(qid, bool) or not isinstance(qid, int | str):
+        bad("question_id", "missing (the question's id in the graph)")
+        return None
+    try:
+        qid = int(qid)
+    except ValueError:
+        bad("question_id", f"not an integer id: {qid!r}")
+        return None
+    found = by_id.get(qid, [])
+    domain = row.get("domain")
+    if domain is not None:
+        if not isinstance(domain, str):
+            bad("domain", "must be a string when given")
+            return None
+        found = [q for q in found if q.domain == domain]
+    if not found:
+        where = f" in domain {domain!r}" if domain else ""
+        bad(
+            "question_id",
+            f"unknown question {qid}{where}: not in the graph (import its "
+            "questions first, e.g. `kg import perspectivebench FILE`)",
+        )
+        return None
+    if len(found) > 1:
+        bad(
+            "question_id",
+            f"question {qid} exists in domains "
+            f"{', '.join(sorted(q.domain for q in found))}: add a `domain` field",
+        )
+        return None
+    return found[0]

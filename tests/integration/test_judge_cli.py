@@ -1,0 +1,227 @@
+"""`kg judge validate`, `kg eval import-answers` and the judge's trust in reports, through the
+real CLI app on a real Neo4j; the LLM judge through the scripted test server (real HTTP)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from llm_server import PATHS_MARKER, scripted_path_verdicts
+from sklearn.metrics import cohen_kappa_score
+from typer.testing import CliRunner
+
+from evaluation.judge_gold import load_gold
+from evaluation.judge_validation import latest_validations
+from evaluation.judges.base import shuffled_paths
+from evaluation.questions import load_questions
+from kg.cli.main import app
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLD = ROOT / "demo" / "judge" / "gold.jsonl"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def kg(store):
+    """Run `kg ...` against the test server, with the demo sample imported first."""
+    mp = pytest.MonkeyPatch()
+    s = store.settings
+    if s.neo4j_uri:
+        mp.setenv("NEO4J_URI", s.neo4j_uri)
+        if s.neo4j_password is not None:
+            mp.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
+    else:
+        mp.setenv("KG_BOLT_PORT", str(s.bolt_port))
+
+    def run(*args: str, code: int = 0):
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == code, result.output
+        return result
+
+    run(
+        "import",
+        "perspectivebench",
+        str(ROOT / "demo/bench/sample.jsonl"),
+        "--palette",
+        str(ROOT / "demo/bench/palette.json"),
+    )
+    yield run
+    mp.undo()
+
+
+def _gold_pairs(store, decide_present) -> tuple[list[bool], list[bool]]:
+    questions, _ = load_questions(store, skip_invalid=True)
+    judge, gold = [], []
+    for g in load_gold(GOLD, questions):
+        for p in g.question.paths:
+            judge.append(decide_present(g, p))
+            gold.append(g.present[p.name])
+    return judge, gold
+
+
+def test_validate_offline_judge_reports_and_stores(kg, store):
+    out = json.loads(
+        kg(
+            "judge", "validate", "--gold", str(GOLD), "--judge", "edge-evidence", "--format", "json"
+        ).stdout
+    )
+    o = out["overall"]
+    lines = [json.loads(x) for x in GOLD.read_text().splitlines() if x.strip()]
+    assert o["answers"] == len(lines)
+    assert o["paths"] == sum(len(x["present"]) for x in lines)
+    assert o["gold_present"] == sum(v for x in lines for v in x["present"].values())
+    assert {g["group"] for g in out["by_style"]} == {x["style"] for x in lines}
+    assert o["kappa"]["low"] <= o["kappa"]["mean"] <= o["kappa"]["high"]
+    # the stored kappa is the one of the judge's own decisions, recomputed independently
+    from evaluation.judges import EdgeEvidenceJudge
+
+    judge = EdgeEvidenceJudge(faithfulness=False)
+    verdicts: dict[str, dict[str, bool]] = {}
+
+    def decide_present(g, p):
+        if g.answer_id not in verdicts:
+            verdicts[g.answer_id] = {
+                v.path_uid: v.present for v in judge.path_verdicts(g.question, g.answer)
+            }
+        return verdicts[g.answer_id][p.uid]
+
+    j, gd = _gold_pairs(store, decide_present)
+    assert o["kappa"]["mean"] == pytest.approx(cohen_kappa_score(j, gd))
+    stored = latest_validations(store, [judge.name])[judge.name]
+    assert stored["kappa"] == pytest.approx(o["kappa"]["mean"])
+    assert stored["paths"] == o["paths"] and stored["gold_hash"] == out["gold_hash"]
+    table = kg("judge", "validate", "--gold", str(GOLD), "--no-store").stdout
+    assert "agreement %" in table and "aligned" in table and "1-hop" in table
+
+
+def test_bad_gold_file_is_refused_and_nothing_stored(kg, store, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        json.dumps(
+            {
+                "answer_id": "z",
+                "question_id": 4242,
+                "domain": "ostra_station",
+                "answer": "x",
+                "present": {"path_0": True},
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "answer_id": "y",
+                "question_id": 1,
+                "domain": "ostra_station",
+                "answer": "x",
+                "present": {"path_0": True, "path_9": False},
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "answer_id": "w",
+                "question_id": 1,
+                "domain": "ostra_station",
+                "answer": "x",
+                "present": {"path_0": True},
+            }
+        )
+        + "\n"
+    )
+    before = store.query("eval/judge_validations_all")
+    out = kg("judge", "validate", "--gold", str(bad), "--judge", "embedding", code=1).output
+    flat = re.sub(r"\s+", "", out)
+    assert re.sub(r"\s+", "", f"{bad}:1:question_id: unknown question 4242") in flat
+    assert re.sub(r"\s+", "", f"{bad}:2:present.path_9: unknown path name") in flat
+    assert re.sub(r"\s+", "", f"{bad}:3:present: missing labels for path(s) path_1") in flat
+    assert store.query("eval/judge_validations_all") == before
+
+
+def test_import_answers_judge_and_report_say_how_far_the_judge_is_trusted(kg, store, tmp_path):
+    lines = [json.loads(x) for x in GOLD.read_text().splitlines() if x.strip()]
+    first: dict[int, dict] = {}
+    for x in lines:
+        first.setdefault(x["question_id"], x)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "question_id": q,
+                    "domain": "ostra_station",
+                    "answer": x["answer"],
+                    "model": "elsewhere",
+                    "completion_tokens": 11,
+                }
+            )
+            + "\n"
+            for q, x in first.items()
+        )
+    )
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(answers.read_text() + '{"question_id": 1, "domain": "ostra_station"}\n')
+    counts = store.node_counts()
+    out = kg("eval", "import-answers", str(bad), "--run-id", "imported", code=1).output
+    assert re.sub(r"\s+", "", f"{bad}:{len(first) + 1}:answer: missing") in re.sub(r"\s+", "", out)
+    assert store.node_counts() == counts  # nothing written
+    kg("eval", "import-answers", str(answers), "--run-id", "imported")
+    after = store.node_counts()
+    assert after.get("Answer", 0) - counts.get("Answer", 0) == len(first)
+    assert (
+        "nothing changed"
+        in kg("eval", "import-answers", str(answers), "--run-id", "imported").stdout
+    )
+    assert store.node_counts() == after
+    # the embedding baseline was never validated: its report says so
+    kg("eval", "judge", "--run", "imported", "--judge", "embedding", "--run-id", "imp-emb")
+    report = kg("eval", "report", "imp-emb").stdout
+    assert "unvalidated" in report
+    # the default judge, once validated, carries its measured kappa into the report
+    v = json.loads(kg("judge", "validate", "--gold", str(GOLD), "--format", "json").stdout)
+    kg("eval", "judge", "--run", "imported", "--judge", "edge-evidence", "--run-id", "imp-ee")
+    out_dir = tmp_path / "rep"
+    report = kg("eval", "report", "imp-ee", "--out", str(out_dir)).stdout
+    kappa = f"{v['overall']['kappa']['mean']:.2f}"
+    assert f"Cohen's kappa {kappa}" in re.sub(r"\s+", " ", report)
+    overall = json.loads((out_dir / "overall.json").read_text())
+    rows = overall["rows"] if isinstance(overall, dict) else overall
+    assert rows[0]["judge kappa"] == pytest.approx(v["overall"]["kappa"]["mean"], abs=1e-3)
+    assert rows[0]["n"] == len(first)
+
+
+def test_llm_judge_validated_through_the_test_server(kg, store, llm_server, monkeypatch):
+    monkeypatch.setenv("EVAL_TEST_KEY", "sk-test-judge-validate")
+    llm_server.add_rule(match=PATHS_MARKER, reply=scripted_path_verdicts)  # odd ids present
+    out = json.loads(
+        kg(
+            "judge",
+            "validate",
+            "--gold",
+            str(GOLD),
+            "--judge",
+            "judge-model",
+            "--base-url",
+            llm_server.base_url,
+            "--api-key-env",
+            "EVAL_TEST_KEY",
+            "--no-cache",
+            "--format",
+            "json",
+        ).stdout
+    )
+    n_answers = len([x for x in GOLD.read_text().splitlines() if x.strip()])
+    assert len(llm_server.requests_matching(PATHS_MARKER)) == n_answers  # one checklist each
+    assert out["judge"] == "llm:judge-model" and out["errors"] == []
+
+    def scripted(g, p):  # what the server decided: odd neutral ids, in the judge's shuffle
+        ids = {path.uid: pid for pid, path in shuffled_paths(g.question, 0)}
+        return int(ids[p.uid][1:]) % 2 == 1
+
+    j, gd = _gold_pairs(store, scripted)
+    assert out["overall"]["kappa"]["mean"] == pytest.approx(cohen_kappa_score(j, gd))
+    assert out["overall"]["judge_present"] == sum(j)
+    assert latest_validations(store, ["llm:judge-model"])["llm:judge-model"]["answers"] == n_answers

@@ -25,7 +25,14 @@ from evaluation.responders import Responder, make_responder
 from evaluation.spec import RunSpec
 from kg import __version__, leases
 from kg.ids import answer_uid
-from kg.llm import BudgetExceeded, LLMCallError, LLMClient, StructuredOutputError, ledger_file
+from kg.llm import (
+    BudgetExceeded,
+    LLMCallError,
+    LLMClient,
+    ServerUnreachable,
+    StructuredOutputError,
+    ledger_file,
+)
 from kg.runs import RunStatus, now
 from kg.store import Store, StoreError
 
@@ -45,6 +52,7 @@ class RunSummary(BaseModel):
     errors: list[str] = Field(default_factory=list)
     calls: int = 0
     cached_calls: int = 0
+    truncated: int = 0  # replies cut by max_tokens (finish_reason "length")
     elapsed_s: float = 0.0
     setup_s: float = 0.0  # reading questions, building contexts, opening the run
 
@@ -168,6 +176,12 @@ class _Pipeline:
                     await self.process(q, ctx, gt, stored)
                 except BudgetExceeded as exc:
                     self.stopped = str(exc)
+                except ServerUnreachable as exc:  # every other question would fail too
+                    self.stopped = (
+                        f"stopped: the model server stopped answering ({exc})"
+                        f"; answers so far are stored: start the server again "
+                        f"and rerun with --run-id {self.run_id} to resume"
+                    )[:1500]
                 except (StructuredOutputError, LLMCallError) as exc:
                     self.errors.append(f"{q.ref}: {type(exc).__name__}: {exc}"[:1000])
                     if isinstance(exc.__cause__, _FATAL):  # every other call would fail too
@@ -369,6 +383,7 @@ def _execute_leased(
         errors=errors + problems,
         calls=sum(c.ledger.calls for c in clients),
         cached_calls=sum(c.ledger.cached for c in clients),
+        truncated=sum(c.ledger.truncated for c in clients),
         elapsed_s=time.perf_counter() - started,
         setup_s=setup_s,
     )

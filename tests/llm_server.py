@@ -8,6 +8,7 @@
     server.add_rule(match="x", status=500, times=2)          # then falls through to later rules
     server.add_rule(match="x", delay=5)                      # slower than the client timeout
     server.add_rule(match="x", reply="{not json")            # malformed JSON content
+    server.add_rule(match="x", reply='{"a": "cut', finish_reason="length")  # cut by max_tokens
     server.requests                                          # every request, in arrival order
     server.config(**overrides)                               # an LLMConfig pointing here
 
@@ -45,6 +46,7 @@ class Rule:
     times: int | None = None
     usage: bool = True
     raw: str | bytes | None = None
+    finish_reason: str = "stop"
     hits: int = 0
 
     def matches(self, body: dict[str, Any]) -> bool:
@@ -83,8 +85,12 @@ def _words(text: str) -> int:
 
 
 class LLMTestServer:
-    def __init__(self, latency: float = 0.0, supports_json_schema: bool = True) -> None:
+    def __init__(
+        self, latency: float = 0.0, supports_json_schema: bool = True, port: int = 0
+    ) -> None:
+        """`port=0` picks a free port; a fixed one lets a test restart "the same" server."""
         self.latency = latency
+        self._want_port = port
         self.supports_json_schema = supports_json_schema
         self.rules: list[Rule] = []
         self.requests: list[RecordedRequest] = []
@@ -102,7 +108,9 @@ class LLMTestServer:
         def serve() -> None:
             asyncio.set_event_loop(self._loop)
             self._server = self._loop.run_until_complete(
-                asyncio.start_server(self._connection, "127.0.0.1", 0, backlog=512)
+                asyncio.start_server(
+                    self._connection, "127.0.0.1", self._want_port, backlog=512, reuse_address=True
+                )
             )
             ready.set()
             self._loop.run_forever()
@@ -156,6 +164,7 @@ class LLMTestServer:
         times: int | None = None,
         usage: bool = True,
         raw: str | bytes | None = None,
+        finish_reason: str = "stop",
     ) -> Rule:
         rule = Rule(
             match=match,
@@ -166,6 +175,7 @@ class LLMTestServer:
             times=times,
             usage=usage,
             raw=raw,
+            finish_reason=finish_reason,
         )
         with self._lock:
             self.rules.append(rule)
@@ -288,7 +298,7 @@ class LLMTestServer:
             "choices": [
                 {
                     "index": 0,
-                    "finish_reason": "stop",
+                    "finish_reason": rule.finish_reason,
                     "message": {"role": "assistant", "content": content},
                 }
             ],
@@ -415,12 +425,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--eval-model", action="store_true", help="add the scripted eval rules")
-    args = ap.parse_args()
-    server = LLMTestServer(latency=args.latency).start()
+    ap.add_argument("--port", type=int, default=0, help="fixed port (default: a free one)")
+    ap.add_argument("--reply", help="answer every request with this text")
+    ap.add_argument(
+        "--until-killed",
+        action="store_true",
+        help="serve until killed (a stand-in for a model server process)",
+    )
+    args, _ = ap.parse_known_args()
+    server = LLMTestServer(latency=args.latency, port=args.port).start()
     if args.eval_model:
         add_eval_model(server)
+    if args.reply:
+        server.add_rule(reply=args.reply)
     print(f"PORT {server.port}", flush=True)
     try:
+        if args.until_killed:
+            threading.Event().wait()
         sys.stdin.read()
     finally:
         server.stop()

@@ -60,7 +60,7 @@ class BuildLLM:
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": prompt.render(**slots)},
         ]
-        from kg.llm import LLMCallError
+        from kg.llm import ContextLengthExceeded, LLMCallError, TruncatedReply
 
         try:
             reply = await self.client.complete(
@@ -68,6 +68,10 @@ class BuildLLM:
             )
         except ValidationError as exc:
             raise RejectedReply("invalid_reply", str(exc.errors()[0]["msg"])) from None
+        except ContextLengthExceeded as exc:  # the same prompt fails again: counted apart
+            raise RejectedReply("prompt_too_long", str(exc)[:200]) from None
+        except TruncatedReply as exc:  # cut at max_tokens before the JSON ended
+            raise RejectedReply("truncated", str(exc)[:200]) from None
         except LLMCallError as exc:
             # Not the model's answer: the item stays undone and a rerun retries it.
             raise RejectedReply("call_failed", str(exc)[:200]) from None

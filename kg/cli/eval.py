@@ -65,6 +65,12 @@ def _execute(spec) -> None:
         f"{summary.calls} model call(s), {summary.cached_calls} from cache; "
         f"{summary.elapsed_s:.1f} s"
     )
+    if summary.truncated:
+        console.print(
+            f"  [yellow]![/] {summary.truncated} model repl(ies) cut at max_tokens "
+            "(finish_reason length): raise --max-tokens for complete answers",
+            highlight=False,
+        )
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")

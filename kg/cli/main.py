@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from kg.cli import bench, build, db, domain, judge, perspectra, validate
+from kg.cli import bench, build, db, domain, judge, llm, perspectra, validate
 from kg.cli import eval as eval_cli
 from kg.cli.console import KGGroup
 
@@ -52,6 +52,7 @@ def version() -> None:
 
 
 db.register(app)
+llm.register(app)
 bench.register(app)
 build.register(app)
 domain.register(app)

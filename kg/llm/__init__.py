@@ -38,21 +38,35 @@ or fails `check(parsed)` (raise ValueError) gets exactly one repair request, the
 `StructuredOutputError`; a persistent content-addressed SQLite cache (key = model, base URL,
 messages, parameters, schema) so that a rerun costs zero calls (`cache=False` = `--no-cache`);
 `BudgetExceeded` once `max_cost` is spent; `LLMCallError` when retries run out.
+Real servers: a prompt longer than the context raises `ContextLengthExceeded` (not retried); a
+reply cut by max_tokens has `reply.truncated` (finish_reason "length", counted in
+`ledger.truncated`), and a cut structured reply raises `TruncatedReply` without a repair; a
+lost connection raises `ServerUnreachable` (runs stop, resumable). `local/<model>` (e.g.
+`local/smollm2-135m`) is served by `kg llm up` (kg.llm.local), started on first use.
 
 Tests use the local OpenAI-compatible server in tests/llm_server.py through the pytest fixture
 `llm_server` (tests/llm_fixtures.py).
 """
 
 from kg.llm.cache import ResponseCache, cache_key
-from kg.llm.client import LLMCallError, LLMClient, LLMReply, LLMRequest, Usage
+from kg.llm.client import (
+    ContextLengthExceeded,
+    LLMCallError,
+    LLMClient,
+    LLMReply,
+    LLMRequest,
+    ServerUnreachable,
+    Usage,
+)
 from kg.llm.config import PROVIDER_BASE_URLS, LLMConfig, Price, Role, llm_config, load_prices
 from kg.llm.ledger import BudgetExceeded, CallRecord, Ledger
-from kg.llm.structured import StructuredOutputError, parse_reply
+from kg.llm.structured import StructuredOutputError, TruncatedReply, parse_reply
 
 __all__ = [
     "PROVIDER_BASE_URLS",
     "BudgetExceeded",
     "CallRecord",
+    "ContextLengthExceeded",
     "LLMCallError",
     "LLMClient",
     "LLMConfig",
@@ -62,7 +76,9 @@ __all__ = [
     "Price",
     "ResponseCache",
     "Role",
+    "ServerUnreachable",
     "StructuredOutputError",
+    "TruncatedReply",
     "Usage",
     "cache_key",
     "llm_config",

@@ -46,6 +46,7 @@ class CachedReply(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usage_reported: bool = True
+    finish_reason: str | None = None
 
 
 class ResponseCache:

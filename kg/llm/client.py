@@ -33,6 +33,7 @@ from kg.llm.ledger import CallRecord, Ledger
 from kg.llm.reply_check import answer_text, not_an_answer, usable_cached_text
 from kg.llm.structured import (
     StructuredOutputError,
+    TruncatedReply,
     json_schema,
     parse_reply,
     response_format,
@@ -47,10 +48,25 @@ _SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.
 )
 _RETRY_STATUS = {408, 409, 429}
 _KEYLIKE = re.compile(r"\b(sk|rk|pk)-[A-Za-z0-9*_\-]{6,}")
+# How servers say a prompt does not fit: OpenAI and vLLM ("maximum context length"), llama.cpp
+# ("exceed context window", code context_length_exceeded), Ollama/LM Studio ("context length").
+_CONTEXT = re.compile(
+    r"context[_ ]length|context window|maximum context|too many tokens", re.IGNORECASE
+)
 
 
 class LLMCallError(LLMError):
     """The server kept failing (after every retry) or refused the request."""
+
+
+class ContextLengthExceeded(LLMCallError):
+    """The prompt (plus the reply's room) does not fit the model's context: this item fails,
+    it is not retried (the same prompt would fail again)."""
+
+
+class ServerUnreachable(LLMCallError):
+    """No connection to the server (refused, reset, or the local server process is gone):
+    every further call would fail the same way, so runs stop and can be resumed."""
 
 
 class Usage(BaseModel):
@@ -67,6 +83,11 @@ class LLMReply(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     cached: bool = False
     model: str = ""
+    finish_reason: str | None = None  # "stop", "length" (cut by max_tokens), ...
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
 
 
 class LLMRequest(BaseModel):
@@ -119,6 +140,13 @@ class LLMClient:
     ) -> None:
         """`shared_limit=(name, n)`: clients naming the same limit share n slots in flight
         (e.g. responder and judge on one endpoint), instead of `concurrency` each."""
+        from kg.llm.local.route import local_config, local_model_spec
+        from kg.llm.local.route import shared_limit as limit
+
+        self.local = local_model_spec(config.model) is not None
+        if self.local:  # `local/<model>`: the local server, started when it is not running
+            config = local_config(config)
+            shared_limit = shared_limit or limit(config)
         self.config = config
         self.shared_limit = shared_limit
         self.ledger = Ledger(price=config.price_for(), max_cost=config.max_cost)
@@ -131,9 +159,12 @@ class LLMClient:
         self._api: openai.AsyncOpenAI | None = None
         self._sem: asyncio.Semaphore | None = None
         # None = not known yet; False after the server rejected a JSON-schema response_format.
-        self._json_schema_ok: bool | None = {"auto": None, "json_schema": True, "prompt": False}[
-            config.structured_output
-        ]
+        self._json_schema_ok: bool | None = {
+            "auto": None,
+            "json_schema": True,
+            "json_object": True,
+            "prompt": False,
+        }[config.structured_output]
 
     # -- per-event-loop state (the HTTP pool and semaphore belong to one loop) ------------
     def _state(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
@@ -249,12 +280,14 @@ class LLMClient:
                     hit.prompt_tokens,
                     hit.completion_tokens,
                 )
+                record.truncated = hit.finish_reason == "length"
                 self.ledger.add(record)
                 return LLMReply(
                     text=hit.text,
                     parsed=parsed,
                     cached=True,
                     model=hit.model,
+                    finish_reason=hit.finish_reason,
                     usage=Usage(
                         prompt_tokens=hit.prompt_tokens,
                         completion_tokens=hit.completion_tokens,
@@ -278,6 +311,7 @@ class LLMClient:
                     prompt_tokens=reply.usage.prompt_tokens,
                     completion_tokens=reply.usage.completion_tokens,
                     usage_reported=reply.usage.reported,
+                    finish_reason=reply.finish_reason,
                 ),
             )
         return reply
@@ -339,6 +373,8 @@ class LLMClient:
             reply.parsed = self._validate(reply.text, schema, check)
             return reply
         except StructuredOutputError as first:
+            if reply.truncated:
+                raise self._truncated(reply, params, first) from first
             error = str(first)
         # One repair request: show the model its reply and what was wrong with it.
         repair = load_prompt("llm/repair").render(
@@ -353,8 +389,24 @@ class LLMClient:
         fixed = await self._structured_call(again, params, schema, record)
         fixed.usage.prompt_tokens += reply.usage.prompt_tokens
         fixed.usage.completion_tokens += reply.usage.completion_tokens
-        fixed.parsed = self._validate(fixed.text, schema, check)  # raises when still wrong
+        try:
+            fixed.parsed = self._validate(fixed.text, schema, check)  # raises when still wrong
+        except StructuredOutputError as second:
+            if fixed.truncated:
+                raise self._truncated(fixed, params, second) from second
+            raise
         return fixed
+
+    def _truncated(
+        self, reply: LLMReply, params: dict[str, Any], cause: StructuredOutputError
+    ) -> TruncatedReply:
+        limit = params.get("max_tokens") or params.get("max_completion_tokens")
+        return TruncatedReply(
+            f"{self.config.role} model {self.config.model_name}: the reply was cut at "
+            f"max_tokens={limit} ({reply.usage.completion_tokens} tokens) before its JSON "
+            f"ended; raise --max-tokens (local models: KG_LLM_MAX_TOKENS) ({cause})",
+            reply.text,
+        )
 
     async def _structured_call(
         self,
@@ -365,19 +417,18 @@ class LLMClient:
     ) -> LLMReply:
         if schema is None or self._json_schema_ok is False:
             return await self._call(messages, params, record)
+        style = "json_object" if self.config.structured_output == "json_object" else ("json_schema")
         try:
             return await self._call(
-                messages, {**params, "response_format": response_format(schema)}, record
+                messages, {**params, "response_format": response_format(schema, style)}, record
             )
         except LLMCallError as exc:
             cause = exc.__cause__
             if (
                 self.config.structured_output == "auto"
-                and isinstance(cause, openai.BadRequestError)
-                and any(
-                    w in str(cause).lower()
-                    for w in ("response_format", "json_schema", "schema", "structured")
-                )
+                and not isinstance(exc, ContextLengthExceeded)
+                and isinstance(cause, openai.BadRequestError | openai.UnprocessableEntityError)
+                and _about_schema(cause)
             ):
                 # The server cannot enforce a JSON schema: describe it in the prompt instead.
                 self._json_schema_ok = False
@@ -422,11 +473,23 @@ class LLMClient:
                         random.uniform(0, min(c.backoff_max_s, c.backoff_base_s * 2**attempt))
                     )
                     continue
-                if not _retryable(exc) or attempt == c.max_retries:
-                    raise LLMCallError(
+                if isinstance(exc, openai.BadRequestError) and _CONTEXT.search(str(exc)):
+                    raise ContextLengthExceeded(
+                        self._redact(
+                            f"{c.role} model {c.model_name} at {c.resolved_base_url}: the prompt "
+                            f"does not fit the model's context: {exc}; shorten the input or use "
+                            "a longer context (local models: KG_LLM_N_CTX)"
+                        )
+                    ) from exc
+                gone = self._server_gone(exc)
+                if gone or not _retryable(exc) or attempt == c.max_retries:
+                    unreachable = gone or _connection_lost(exc)
+                    kind = ServerUnreachable if unreachable else LLMCallError
+                    raise kind(
                         self._redact(
                             f"{c.role} model {c.model_name} at {c.resolved_base_url}: "
                             f"{type(exc).__name__}: {exc} (after {attempt + 1} attempt(s))"
+                            + (f"; {gone}" if gone else "")
                         )
                     ) from exc
                 backoff = min(c.backoff_max_s, c.backoff_base_s * 2**attempt)
@@ -437,6 +500,9 @@ class LLMClient:
                     else random.uniform(0, backoff)
                 )  # full jitter
                 await asyncio.sleep(delay)
+        choice = resp["choices"][0]  # answer_text checked that it is there
+        finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+        record.truncated = record.truncated or finish == "length"
         usage = resp.get("usage") or None
         u = Usage(
             prompt_tokens=(usage or {}).get("prompt_tokens") or 0,
@@ -445,7 +511,51 @@ class LLMClient:
         )
         record.prompt_tokens += u.prompt_tokens
         record.completion_tokens += u.completion_tokens
-        return LLMReply(text=str(text), usage=u, model=resp.get("model") or c.model_name)
+        return LLMReply(
+            text=str(text), usage=u, model=resp.get("model") or c.model_name, finish_reason=finish
+        )
+
+    def _server_gone(self, exc: Exception) -> str | None:
+        """For `local/` models: a refused connection while the server process is dead or
+        stopped is final (no point in retrying); the message names the fix."""
+        if not self.local or not _connection_lost(exc):
+            return None
+        from urllib.parse import urlsplit
+
+        from kg.llm.local import get_local_settings, server
+
+        st = server.status(get_local_settings(port=urlsplit(self.config.resolved_base_url).port))
+        if st.state in (server.State.CRASHED, server.State.STOPPED):
+            return (
+                f"the local model server is {st.state.value} (log: {st.home.log}); "
+                "`kg llm status` shows why, `kg llm up` starts it again"
+            )
+        return None
+
+
+# Transport errors that mean "nobody answers at that address" (the openai package reports a
+# refused connection over aiohttp as a connect *timeout*, so the cause chain decides).
+_LOST = {"ClientConnectorError", "ServerDisconnectedError", "ConnectError", "RemoteProtocolError"}
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    if not isinstance(exc, openai.APIConnectionError):
+        return False
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            break
+        if isinstance(seen, ConnectionError) or type(seen).__name__ in _LOST:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return not isinstance(exc, openai.APITimeoutError)
+
+
+def _about_schema(exc: openai.APIStatusError) -> bool:
+    """A refusal that names the structured-output request (FastAPI servers put it in the
+    422 body's `detail`, which the exception text leaves out)."""
+    text = f"{exc} {json.dumps(exc.body, default=str)}".lower()
+    return any(w in text for w in ("response_format", "json_schema", "schema", "structured"))
 
 
 def _with_instructions(messages: list[dict[str, Any]], extra: str) -> list[dict[str, Any]]:

@@ -41,6 +41,8 @@ PROVIDER_BASE_URLS: dict[str, str] = {
     "vllm": "http://localhost:8000/v1",
     "ollama": "http://localhost:11434/v1",
     "lmstudio": "http://localhost:1234/v1",
+    # `kg llm up` (kg.llm.local): the client sets the URL of the configured port
+    "local": "http://127.0.0.1:8300/v1",
 }
 
 # Models that reason before answering: they take `reasoning_effort` and `max_completion_tokens`
@@ -77,7 +79,10 @@ class LLMConfig(BaseModel):
     reasoning: bool | None = Field(
         default=None, description="force reasoning-model parameters; None = guess from the name"
     )
-    structured_output: Literal["auto", "json_schema", "prompt"] = "auto"
+    # json_schema: OpenAI's response_format; json_object: {"type": "json_object", "schema"}
+    # (llama.cpp); prompt: the schema described in the prompt; auto: json_schema, falling
+    # back to prompt when the server refuses it (local/ models: json_object)
+    structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
     prices: dict[str, Price] = Field(default_factory=dict)
     max_cost: float | None = Field(default=None, ge=0)
 

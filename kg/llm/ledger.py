@@ -22,6 +22,7 @@ class CallRecord(BaseModel):
     cached: bool = False
     attempts: int = 0  # HTTP requests made (retries and the repair request included)
     repaired: bool = False
+    truncated: bool = False  # a reply ended by max_tokens (finish_reason "length")
     latency_s: float = 0.0
     cost: float = 0.0
 
@@ -68,6 +69,11 @@ class Ledger(BaseModel):
         return sum(r.completion_tokens for r in self.records if not r.cached)
 
     @property
+    def truncated(self) -> int:
+        """Calls whose reply was cut by max_tokens (served and cached ones alike)."""
+        return sum(1 for r in self.records if r.truncated)
+
+    @property
     def cost(self) -> float:
         return sum(r.cost for r in self.records)
 
@@ -79,5 +85,6 @@ class Ledger(BaseModel):
             "http_requests": self.http_requests,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "truncated": self.truncated,
             "cost": round(self.cost, 6),
         }

@@ -28,7 +28,16 @@ def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
     return schema.model_json_schema()
 
 
-def response_format(schema: type[BaseModel]) -> dict[str, Any]:
+class TruncatedReply(StructuredOutputError):
+    """The reply was cut at `max_tokens` (finish_reason "length") before its JSON ended: a
+    repair request would be cut the same way, so none is made."""
+
+
+def response_format(schema: type[BaseModel], style: str = "json_schema") -> dict[str, Any]:
+    """`json_schema`: the OpenAI format (OpenAI, vLLM, Ollama, LM Studio); `json_object`: a
+    JSON object constrained by `schema` (llama.cpp's server, Anyscale)."""
+    if style == "json_object":
+        return {"type": "json_object", "schema": json_schema(schema)}
     return {
         "type": "json_schema",
         "json_schema": {"name": schema.__name__, "schema": json_schema(schema), "strict": False},

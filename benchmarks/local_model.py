@@ -1,0 +1,184 @@
+"""The local model (issue 17 targets). Prints figures; the machine's load is printed beside them
+(the server shares the CPU with everything else running).
+
+    KG_BOLT_PORT=... KG_LLM_PORT=... python benchmarks/local_model.py [--threads 1,2]
+        [--requests 3] [--max-tokens 96] [--questions 4] [--skip-eval]
+
+1. Generation speed of the local server (SmolLM2-135M, llama-cpp-python) for each thread
+   count: completion tokens per second of wall time with 1 request at a time and with 2
+   concurrent requests (the server answers one at a time: 2 concurrent show queueing, not
+   batching). Requests go straight to the HTTP API (httpx), no product code.
+2. An evaluation with the local model as responder and judge (Base, PerspectiveBench sample,
+   no cache): its end-to-end time divided by the sum of the server's own generation times for
+   the same requests (llama.cpp's "total time" lines in the server log; target <= 1.2), and
+   the structured-output failure rate of the judge calls (replies that were not valid JSON of
+   the schema after one repair, or cut at max_tokens).
+
+The server is started and stopped through the product (kg.llm.local.server). Needs a running
+Neo4j for part 2 and ../shared/data (the benchmark questions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+PROMPT = [
+    {
+        "role": "user",
+        "content": "Write a long, detailed story about a river that floods "
+        "a valley every spring, and the farmers who live there.",
+    }
+]
+_TOTAL = re.compile(r"llama_perf_context_print:\s+total time =\s+([\d.]+) ms")
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores"
+
+
+async def _one(client: httpx.AsyncClient, url: str, max_tokens: int) -> int:
+    r = await client.post(
+        f"{url}/chat/completions",
+        json={
+            "model": "smollm2-135m",
+            "messages": PROMPT,
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+        },
+        timeout=600,
+    )
+    r.raise_for_status()
+    return int(r.json()["usage"]["completion_tokens"])
+
+
+async def _speed(url: str, requests: int, concurrent: int, max_tokens: int) -> tuple[float, int]:
+    async with httpx.AsyncClient() as client:
+        await _one(client, url, 8)  # warm: model pages in, prompt cache filled
+        t0 = time.perf_counter()
+        tokens = 0
+        for _ in range(requests):
+            done = await asyncio.gather(*(_one(client, url, max_tokens) for _ in range(concurrent)))
+            tokens += sum(done)
+        return tokens / (time.perf_counter() - t0), tokens
+
+
+def speed(threads: list[int], requests: int, max_tokens: int) -> None:
+    from kg.llm.local import get_local_settings, server
+
+    print("== 1. generation speed of the local server (completion tokens / wall second)")
+    for n in threads:
+        settings = get_local_settings(threads=n)
+        server.stop(settings)
+        _, secs = server.start(settings)
+        print(f"threads={n}: server answered {secs:.1f} s after launch; {_load()}")
+        for concurrent in (1, 2):
+            rate, tokens = asyncio.run(_speed(settings.base_url, requests, concurrent, max_tokens))
+            print(
+                f"  {concurrent} concurrent request(s): {rate:6.1f} tokens/s "
+                f"({tokens} tokens in {requests} round(s))"
+            )
+        server.stop(settings)
+
+
+def _server_ms(log: Path, offset: int) -> tuple[float, int]:
+    text = log.read_text(errors="replace")[offset:]
+    times = [float(m) for m in _TOTAL.findall(text)]
+    return sum(times), len(times)
+
+
+def evaluation(questions: int) -> None:
+    from construction.perspectivebench.importer import import_perspectivebench
+    from evaluation.models import Setting
+    from evaluation.runner import execute
+    from evaluation.spec import RunSpec
+    from kg.llm import LLMConfig
+    from kg.llm.local import get_local_settings, server
+    from kg.store import Store
+
+    settings = get_local_settings()
+    st, _ = server.start(settings)
+    print(
+        f"\n== 2. evaluation with the local model ({questions} questions, Base, responder "
+        f"and judge {st.info.model if st.info else '?'}, threads {settings.threads}); "
+        f"{_load()}"
+    )
+    cfg = {"model": "local/smollm2-135m", "cache": False, "concurrency": 1}
+    run_id = f"bench-local-{int(time.time())}"
+    spec = RunSpec(
+        kind="eval",
+        run_id=run_id,
+        responder="llm",
+        responder_llm=LLMConfig(role="responder", **cfg),
+        judge="llm",
+        judge_llm=LLMConfig(role="judge", **cfg),
+        setting=Setting.base,
+        domains=["physics"],
+        limit=questions,
+        relevancy_n=0,
+    )
+    with Store() as store:
+        import_perspectivebench(store, [SHARED / "perspectivebench/sample.jsonl"])
+        offset = len(st.home.log.read_text(errors="replace"))
+        summary = execute(store, spec)
+        store.run_text(
+            "MATCH (r:Run {uid: $u}) OPTIONAL MATCH (x)-[:IN_RUN|JUDGED_IN]->(r) "
+            "DETACH DELETE x, r",
+            u=run_id,
+        )
+    ms, n = _server_ms(st.home.log, offset)
+    loop_s = summary.elapsed_s - summary.setup_s
+    print(
+        f"run: {summary.status}, {summary.completed} judged, {summary.failed} failed, "
+        f"{summary.calls} calls, {summary.truncated} cut at max_tokens"
+    )
+    print(
+        f"end-to-end {summary.elapsed_s:.1f} s (setup {summary.setup_s:.1f} s); server "
+        f"generation {ms / 1000:.1f} s over {n} requests"
+    )
+    if ms:
+        print(
+            f"ratio end-to-end / server generation: {summary.elapsed_s / (ms / 1000):.3f} "
+            f"(questions loop only: {loop_s / (ms / 1000):.3f}; target <= 1.2)"
+        )
+    structured = [
+        e for e in summary.errors if "StructuredOutputError" in e or "TruncatedReply" in e
+    ]
+    judge_calls = n - summary.completed - summary.failed  # all but the answers
+    if judge_calls > 0:
+        print(
+            f"structured-output failures: {len(structured)} of about {judge_calls} judge "
+            f"calls ({len(structured) / judge_calls:.1%}); a failed call fails its question"
+        )
+    for e in summary.errors[:5]:
+        print(f"  ! {e[:300]}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--requests", type=int, default=3)
+    ap.add_argument("--max-tokens", type=int, default=96)
+    ap.add_argument("--questions", type=int, default=4)
+    ap.add_argument("--skip-eval", action="store_true")
+    args = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    speed([int(t) for t in args.threads.split(",")], args.requests, args.max_tokens)
+    if not args.skip_eval:
+        evaluation(args.questions)
+
+
+if __name__ == "__main__":
+    main()

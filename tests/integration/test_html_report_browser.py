@@ -347,3 +347,25 @@ def test_cli_report_html_and_view(runs, tmp_path):
         path.unlink()
     res = runner.invoke(app, ["eval", "view", "no-such-run"], env=env)
     assert res.exit_code != 0 and "unknown run id" in res.output
+
+
+def test_stored_judge_validation_is_shown(driver, runs, tmp_path):
+    """After `kg judge validate` stored a result for the runs' judge, the page shows its kappa
+    (kept last: the stored validation stays in this module's graph)."""
+    store, _ = runs
+    judge = eval_payload(store, ["html-cover"])["runs"][0]["validity"]["judge"]  # its full name
+    store.query(
+        "eval/judge_validation_write",
+        uid="jv-html-test",
+        props={"judge": judge, "gold_file": "gold.jsonl", "gold_hash": "x", "at": "now",
+               "version": "test", "answers": 60, "paths": 328, "kappa": 0.146,
+               "kappa_low": 0.05, "kappa_high": 0.25, "agreement": 0.567, "pas_mae": 38.5,
+               "precision": 0.5, "recall": 0.1, "failed": 0, "summary": "{}"},
+    )
+    payload = eval_payload(store, ["html-cover"])
+    validity = payload["runs"][0]["validity"]
+    assert validity["validated"] and validity["kappa"] == 0.146
+    page = write_html(tmp_path / "validated.html", payload, title="validated judge")
+    _open(driver, page)
+    text = driver.find_element("css selector", ".runs").text
+    assert "judge validated" in text and "0.15" in text and "not validated" not in text

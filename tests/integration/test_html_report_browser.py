@@ -357,10 +357,24 @@ def test_stored_judge_validation_is_shown(driver, runs, tmp_path):
     store.query(
         "eval/judge_validation_write",
         uid="jv-html-test",
-        props={"judge": judge, "gold_file": "gold.jsonl", "gold_hash": "x", "at": "now",
-               "version": "test", "answers": 60, "paths": 328, "kappa": 0.146,
-               "kappa_low": 0.05, "kappa_high": 0.25, "agreement": 0.567, "pas_mae": 38.5,
-               "precision": 0.5, "recall": 0.1, "failed": 0, "summary": "{}"},
+        props={
+            "judge": judge,
+            "gold_file": "gold.jsonl",
+            "gold_hash": "x",
+            "at": "now",
+            "version": "test",
+            "answers": 60,
+            "paths": 328,
+            "kappa": 0.146,
+            "kappa_low": 0.05,
+            "kappa_high": 0.25,
+            "agreement": 0.567,
+            "pas_mae": 38.5,
+            "precision": 0.5,
+            "recall": 0.1,
+            "failed": 0,
+            "summary": "{}",
+        },
     )
     payload = eval_payload(store, ["html-cover"])
     validity = payload["runs"][0]["validity"]

@@ -156,8 +156,14 @@ def test_embedding_judge_reports_the_sentence_matched_per_edge():
 
 def test_stored_validation_wins_over_the_run_record():
     """`kg judge validate` results (JudgeValidation nodes) are what the page shows."""
-    stored = {"judge": "edge-evidence", "kappa": 0.77, "kappa_low": 0.67, "kappa_high": 0.87,
-              "gold_file": "gold.jsonl", "summary": "{...long json...}"}
+    stored = {
+        "judge": "edge-evidence",
+        "kappa": 0.77,
+        "kappa_low": 0.67,
+        "kappa_high": 0.87,
+        "gold_file": "gold.jsonl",
+        "summary": "{...long json...}",
+    }
     v = judge_validity({"judge": "edge-evidence", "judge_validity": 0.1}, stored)
     assert v["kappa"] == 0.77 and v["validated"]
     assert v["details"]["kappa_low"] == 0.67 and "summary" not in v["details"]

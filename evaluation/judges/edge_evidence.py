@@ -180,9 +180,10 @@ class EdgeEvidenceJudge:
         profiles = build_profiles(concept_infos(q), q.text)
         wins = _windows(answer, self.window) if answer.strip() else []
         cache: dict[tuple[str, str, str], EdgeFinding] = {}
+        sentences = split_sentences(answer) if answer.strip() else []
         verdicts = []
         for p in q.paths:
-            flags, notes = [], []
+            flags, notes, spans = [], [], []
             for a, label, b in p.edges():
                 key = (a, label, b)
                 if key not in cache:
@@ -192,12 +193,19 @@ class EdgeEvidenceJudge:
                 ok = f.score >= EDGE_THRESHOLD
                 flags.append(ok)
                 notes.append(f"{label}: " + (f"'{f.cue}' ({f.direction})" if ok else "not found"))
+                # The answer sentence the edge was found in (the window's first), for the HTML
+                # report's highlighting; -1 where the edge was not found.
+                window = f.window or ""
+                spans.append(
+                    next((i for i, t in enumerate(sentences) if ok and t and t in window), -1)
+                )
             verdicts.append(
                 PathVerdict(
                     path_uid=p.uid,
                     present=all(flags),
                     partial=sum(flags) / max(p.hops, 1),
                     edges_present=flags,
+                    edge_sentences=spans,
                     reason="; ".join(notes),
                 )
             )

@@ -172,3 +172,12 @@ def test_question_phrases_name_concepts_one_to_one():
 @pytest.mark.parametrize("answer", ["", "   "])
 def test_empty_answer_has_no_path(answer):
     assert present(question("rain CAUSES flood"), answer) == [False]
+
+
+def test_matched_sentence_per_edge_is_kept_for_highlighting():
+    """`edge_sentences` names the answer sentence each edge was found in (-1: not found)."""
+    q = question("rain CAUSES flood", "flood CAUSES rain")
+    answer = "Storms come in spring. Heavy rain causes the river to flood the valley."
+    found, reverse = EdgeEvidenceJudge(faithfulness=False).path_verdicts(q, answer)
+    assert found.present and found.edge_sentences == [1]
+    assert not reverse.present and reverse.edge_sentences == [-1]

@@ -72,20 +72,20 @@ def test_dead_server_stops_the_run_then_it_resumes(bench):
     first.add_rule(match=ANSWER_MARKER, reply=kill_after_three, delay=0.2)
     summary = execute(bench, _spec(first.base_url))
     first.stop()
-    assert summary.status == "stopped"
+    assert summary.status == "interrupted"
     assert 0 < summary.completed < N and summary.failed == N - summary.completed
     stop_msg = summary.errors[0]
     assert "the model server stopped answering" in stop_msg
     assert "--run-id dies-midway" in stop_msg and "ServerUnreachable" not in stop_msg[:20]
     run = get_run(bench, "dies-midway")
-    assert run["status"] == "stopped"
+    assert run["status"] == "interrupted"
     done = _judged(bench)
     assert done == summary.completed
 
     with LLMTestServer(port=port) as again:  # the server is back on its address
         add_eval_model(again)
         resumed = execute(bench, _spec(again.base_url))
-        assert resumed.status == "completed", resumed.errors
+        assert resumed.status == "done", resumed.errors
         assert resumed.done_before == done and resumed.completed == N - done
         assert len(again.requests_matching(ANSWER_MARKER)) == N - done  # nothing asked twice
     assert _judged(bench) == N

@@ -64,7 +64,7 @@ def test_empty_replies_fail_items_are_never_scored_and_history_is_kept(bench, ll
     llm_server.reset()
     add_eval_model(llm_server)
     second = execute(bench, _spec(llm_server, "empty-replies"))
-    assert (second.status, second.completed, second.done_before) == ("completed", 3, 0)
+    assert (second.status, second.completed, second.done_before) == ("done", 3, 0)
     run = get_run(bench, "empty-replies")
     assert run["failed"] == 0 and run["failed_total"] == 3 and len(run["sessions"]) == 2
 
@@ -74,7 +74,7 @@ def test_garbage_200_bodies_are_retried_not_failed_at_once(bench, llm_server):
     llm_server.add_rule(match=ANSWER_MARKER, raw='{"id": "x", "choices": []}', times=1)
     add_eval_model(llm_server)
     summary = execute(bench, _spec(llm_server, "garbage-200"))
-    assert (summary.status, summary.completed, summary.failed) == ("completed", 3, 0)
+    assert (summary.status, summary.completed, summary.failed) == ("done", 3, 0)
     assert len(llm_server.requests_matching(ANSWER_MARKER)) == 3 + 3
 
 

@@ -38,13 +38,17 @@ def test_build_from_a_few_chunks(store, local_llm, tmp_path):
         chunk_paths=[tmp_path / "chunks.json"],
         palette_path=ROOT / "demo/build/palette.json",
         llm=llm,
+        only=["chunks", "facts"],  # the stage a 135M model can do in CI time
     )
-    assert result.status == "done", result
     facts = next(s for s in result.stages if s["stage"] == "facts")
     assert facts["items"] == 3
-    # every chunk's reply was either written as facts or rejected with a counted reason
-    assert sum(facts["counts"].values()) == facts["rejected"] <= 3
-    assert facts["written"] > 0 or facts["rejected"] == 3
+    # a small real model fails some replies: never dropped silently, the build says so
+    if result.status == "incomplete":
+        assert result.stopped_after == "facts" and result.failed_items > 0, result
+        assert sum(result.failed_reasons.values()) == result.failed_items
+    else:
+        assert result.status == "done", result
+    assert facts["written"] > 0 or facts["rejected"] + result.failed_items == 3
     tin, tout = llm.tokens()
     assert tin > 0 and tout > 0  # the real model answered
     stored = store.run_text(
@@ -109,8 +113,8 @@ def test_perspectra_task_eval(store, local_llm):
 
     client = LLMClient(LLMConfig(model=LOCAL, cache=False, concurrency=1, max_tokens=48))
     for b in list_task_sets(store):
-        items = load_items(store, b["build"])[:3]
-        out = evaluate(store, client, items, b["task"], b["build"])
+        items = load_items(store, b["task_set"])[:3]
+        out = evaluate(store, client, items, b["task"], b["task_set"])
         assert out.asked == 3 and out.failed == 0, out.errors
         s = out.scores.summary
         assert 0 <= s["accuracy"] <= 1 and 0 <= s["invalid"] <= 1

@@ -21,6 +21,7 @@ from evaluation.questions import EvalInputError
 from evaluation.tokens import REGEX_TOKENIZER, count_tokens
 from kg import __version__
 from kg.ids import answer_uid
+from kg.runs import RunStatus
 from kg.store import Store
 
 IMPORTED = "imported"
@@ -220,7 +221,7 @@ def import_answers(
             tx,
             "eval/run_finish",
             uid=run_id,
-            status="answers-imported",
+            status=RunStatus.done.value,  # answering is done; responder_kind says imported
             now=stamp,
             errors="[]",
             failed=0,

@@ -35,6 +35,9 @@ bash demo/eval_demo.sh
 echo "== 7. PERSPECTRA: import, tasks, offline baselines, report, pipeline for new data"
 OUT="$OUT/perspectra" bash demo/perspectra_demo.sh
 
-echo "== 8. What is in the graph now"
+echo "== 8. A real local language model (SmolLM2-135M, offline), bounded: build, eval, PERSPECTRA"
+OUT="$OUT/local" bash demo/local_llm_demo.sh
+
+echo "== 9. What is in the graph now"
 "$KG" db status
 echo "Demo finished; outputs in $OUT/"

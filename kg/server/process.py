@@ -6,7 +6,6 @@ import contextlib
 import hashlib
 import os
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -15,6 +14,8 @@ from enum import StrEnum
 from pathlib import Path
 
 from kg import cypher_files
+from kg.processes import alive as _alive
+from kg.processes import port_open, read_pid
 from kg.server.errors import ServerError
 from kg.server.java import find_java
 from kg.server.layout import ServerHome, read_or_create_password, render_conf
@@ -58,29 +59,8 @@ def log_tail(home: ServerHome, lines: int = 30) -> str:
     return ""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie (our own exited child not yet reaped) is not alive.
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and ") Z " in stat.read_text())
-
-
 def _read_pid(home: ServerHome) -> int | None:
-    try:
-        return int(home.pid_file.read_text().strip())
-    except (FileNotFoundError, ValueError):
-        return None
-
-
-def port_open(port: int, host: str = "127.0.0.1", timeout: float = 0.3) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.settimeout(timeout)
-        return s.connect_ex((host, port)) == 0
+    return read_pid(home.pid_file)
 
 
 def status(settings: Settings) -> Status:

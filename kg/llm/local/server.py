@@ -25,7 +25,8 @@ from kg.llm.local.errors import LocalModelError
 from kg.llm.local.provision import model_path
 from kg.llm.local.registry import ModelRef, resolve_model
 from kg.llm.local.settings import LocalLLMSettings
-from kg.server.process import port_open
+from kg.processes import alive as _alive
+from kg.processes import port_open, read_pid
 
 # What `llama-cpp-python[server]` brings; all must import for `python -m llama_cpp.server`.
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
@@ -91,25 +92,8 @@ def log_tail(home: Home, lines: int = 30) -> str:
     return ""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    stat = Path(f"/proc/{pid}/stat")  # a zombie (exited, not reaped) is not alive
-    try:
-        return ") Z " not in stat.read_text()
-    except OSError:
-        return False
-
-
 def _read_pid(home: Home) -> int | None:
-    try:
-        return int(home.pid_file.read_text().strip())
-    except (FileNotFoundError, ValueError):
-        return None
+    return read_pid(home.pid_file)
 
 
 def _read_state(home: Home) -> ServerState | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from evaluation import runs
+from evaluation.jsonl_rows import JsonlRows, question_of, questions_by_id
 from evaluation.judge_gold import GoldFileError, file_hash
 from evaluation.models import EvalQuestion
 from evaluation.questions import EvalInputError
@@ -49,33 +50,14 @@ class ImportSummary(BaseModel):
 
 
 def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAnswer]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AnswerFileError([f"{path}: cannot read: {exc}"]) from exc
-    by_id: dict[int, list[EvalQuestion]] = {}
-    for question in questions:
-        by_id.setdefault(question.id, []).append(question)
-    problems: list[str] = []
+    rows = JsonlRows(path, AnswerFileError)
+    by_id = questions_by_id(questions)
+    problems = rows.problems
     out: list[ImportedAnswer] = []
     seen: dict[str, int] = {}
-    for n, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-
-        def bad(field: str, problem: str, n: int = n) -> None:
-            problems.append(f"{path}:{n}:{field}: {problem}")
-
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            bad("-", f"not JSON ({exc.msg} at column {exc.colno})")
-            continue
-        if not isinstance(row, dict):
-            bad("-", "expected a JSON object")
-            continue
+    for n, row, bad in rows:
         before = len(problems)
-        q = _question(row, by_id, bad)
+        q = question_of(row, by_id, bad)
         text = row.get("answer")
         if not isinstance(text, str):
             bad("answer", "missing (the answer text, a string)")
@@ -119,37 +101,6 @@ def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAns
     if problems:
         raise AnswerFileError(problems)
     return out
-
-
-def _question(row: dict, by_id: dict[int, list[EvalQuestion]], bad) -> EvalQuestion | None:
-    qid = row.get("question_id")
-    if isinstance(qid, bool) or not isinstance(qid, int | str):
-        bad("question_id", "missing (the question's id in the graph)")
-        return None
-    try:
-        qid = int(qid)
-    except ValueError:
-        bad("question_id", f"not an integer id: {qid!r}")
-        return None
-    found = by_id.get(qid, [])
-    domain = row.get("domain")
-    if domain is not None:
-        if not isinstance(domain, str):
-            bad("domain", "must be a string when given")
-            return None
-        found = [q for q in found if q.domain == domain]
-    if not found:
-        where = f" in domain {domain!r}" if domain else ""
-        bad("question_id", f"unknown question {qid}{where}: not in the graph")
-        return None
-    if len(found) > 1:
-        bad(
-            "question_id",
-            f"question {qid} exists in domains "
-            f"{', '.join(sorted(q.domain for q in found))}: add a `domain` field",
-        )
-        return None
-    return found[0]
 
 
 def import_answers(

@@ -9,11 +9,11 @@ optional `style`, `answer`, `present` ({path name: true/false} for every valid p
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from evaluation.jsonl_rows import JsonlRows, question_of, questions_by_id
 from evaluation.models import EvalQuestion
 from evaluation.questions import EvalInputError
 
@@ -47,31 +47,12 @@ def file_hash(path: Path) -> str:
 
 def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
     """Parse and check a gold file against the questions in the graph (all problems at once)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GoldFileError([f"{path}: cannot read: {exc}"]) from exc
-    by_id: dict[int, list[EvalQuestion]] = {}
-    for question in questions:
-        by_id.setdefault(question.id, []).append(question)
-    problems: list[str] = []
+    rows = JsonlRows(path, GoldFileError)
+    by_id = questions_by_id(questions)
+    problems = rows.problems
     out: list[GoldAnswer] = []
     seen: dict[str, int] = {}
-    for n, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-
-        def bad(field: str, problem: str, n: int = n) -> None:
-            problems.append(f"{path}:{n}:{field}: {problem}")
-
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            bad("-", f"not JSON ({exc.msg} at column {exc.colno})")
-            continue
-        if not isinstance(row, dict):
-            bad("-", "expected a JSON object")
-            continue
+    for n, row, bad in rows:
         before = len(problems)
         aid = row.get("answer_id")
         if not isinstance(aid, str) or not aid.strip():
@@ -89,7 +70,7 @@ def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
         conf = row.get("confidence")
         if conf is not None and not isinstance(conf, str):
             bad("confidence", "must be a string when given")
-        q = _question(row, by_id, bad)
+        q = question_of(row, by_id, bad)
         present = row.get("present")
         if not isinstance(present, dict) or not present:
             bad("present", "missing (an object {path name: true/false})")
@@ -124,38 +105,3 @@ def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
     if problems:
         raise GoldFileError(problems)
     return out
-
-
-def _question(row: dict, by_id: dict[int, list[EvalQuestion]], bad) -> EvalQuestion | None:
-    qid = row.get("question_id")
-    if isinstance(qid, bool) or not isinstance(qid, int | str):
-        bad("question_id", "missing (the question's id in the graph)")
-        return None
-    try:
-        qid = int(qid)
-    except ValueError:
-        bad("question_id", f"not an integer id: {qid!r}")
-        return None
-    found = by_id.get(qid, [])
-    domain = row.get("domain")
-    if domain is not None:
-        if not isinstance(domain, str):
-            bad("domain", "must be a string when given")
-            return None
-        found = [q for q in found if q.domain == domain]
-    if not found:
-        where = f" in domain {domain!r}" if domain else ""
-        bad(
-            "question_id",
-            f"unknown question {qid}{where}: not in the graph (import its "
-            "questions first, e.g. `kg import perspectivebench FILE`)",
-        )
-        return None
-    if len(found) > 1:
-        bad(
-            "question_id",
-            f"question {qid} exists in domains "
-            f"{', '.join(sorted(q.domain for q in found))}: add a `domain` field",
-        )
-        return None
-    return found[0]

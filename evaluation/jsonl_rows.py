@@ -1,0 +1,88 @@
+"""Reading the JSON-lines files users give the evaluation (gold labels, answers from another
+harness): every JSON-object line with a `bad(field, problem)` that records
+`file:line:field: problem`, and the lookup of a row's question in the graph."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from evaluation.models import EvalQuestion
+from evaluation.questions import EvalInputError
+
+Bad = Callable[[str, str], None]
+
+
+class JsonlRows:
+    """The object lines of `path`; problems gather in `problems` (nothing is dropped)."""
+
+    def __init__(self, path: Path, error: Callable[[list[str]], EvalInputError]) -> None:
+        self.path = path
+        self.problems: list[str] = []
+        try:
+            self.lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise error([f"{path}: cannot read: {exc}"]) from exc
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any], Bad]]:
+        for n, raw in enumerate(self.lines, start=1):
+            if not raw.strip():
+                continue
+
+            def bad(field: str, problem: str, n: int = n) -> None:
+                self.problems.append(f"{self.path}:{n}:{field}: {problem}")
+
+            try:
+                row = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                bad("-", f"not JSON ({exc.msg} at column {exc.colno})")
+                continue
+            if not isinstance(row, dict):
+                bad("-", "expected a JSON object")
+                continue
+            yield n, row, bad
+
+
+def questions_by_id(questions: list[EvalQuestion]) -> dict[int, list[EvalQuestion]]:
+    by_id: dict[int, list[EvalQuestion]] = {}
+    for question in questions:
+        by_id.setdefault(question.id, []).append(question)
+    return by_id
+
+
+def question_of(row: dict, by_id: dict[int, list[EvalQuestion]], bad: Bad) -> EvalQuestion | None:
+    """The row's question (`question_id`, with `domain` where ids repeat across domains)."""
+    qid = row.get("question_id")
+    if isinstance(qid, bool) or not isinstance(qid, int | str):
+        bad("question_id", "missing (the question's id in the graph)")
+        return None
+    try:
+        qid = int(qid)
+    except ValueError:
+        bad("question_id", f"not an integer id: {qid!r}")
+        return None
+    found = by_id.get(qid, [])
+    domain = row.get("domain")
+    if domain is not None:
+        if not isinstance(domain, str):
+            bad("domain", "must be a string when given")
+            return None
+        found = [q for q in found if q.domain == domain]
+    if not found:
+        where = f" in domain {domain!r}" if domain else ""
+        bad(
+            "question_id",
+            f"unknown question {qid}{where}: not in the graph (import its "
+            "questions first, e.g. `kg import perspectivebench FILE`)",
+        )
+        return None
+    if len(found) > 1:
+        bad(
+            "question_id",
+            f"question {qid} exists in domains "
+            f"{', '.join(sorted(q.domain for q in found))}: add a `domain` field",
+        )
+        return None
+    return found[0]

@@ -183,24 +183,32 @@ def test_build_into_an_imported_domain_is_refused_with_the_choices(store, shared
 
 
 def test_changed_chunks_are_refused_and_replace_marks_the_runs(store, tmp_path):
-    small = _small_chunks(tmp_path, 10)
+    # Enough text for the offline builder's grounded draft to hold questions (an old run needs
+    # one to reference).
+    small = _small_chunks(tmp_path, 30)
     build_domain(
         store, BuildConfig(domain="grow"), chunk_paths=[small], palette_path=DEMO / "palette.json"
     )
     again = build_domain(store, BuildConfig(domain="grow"), chunk_paths=[small])  # a rerun
-    assert again.status == "done"
+    assert again.status == "done" and again.summary["questions"] > 0, again.summary
     store.run_text("""MATCH (q:Question {domain: 'grow'}) WITH q LIMIT 1
                       MERGE (r:Run {uid: 'old-run'}) SET r.kind = 'eval', r.status = 'completed'
                       MERGE (a:Answer {uid: 'old-answer'}) MERGE (a)-[:FOR]->(q)
                       MERGE (a)-[:IN_RUN]->(r)""")
     (tmp_path / "more").mkdir()
-    more = _small_chunks(tmp_path / "more", 12)
+    more = tmp_path / "more" / "chunks.json"
+    grown = json.loads(small.read_text())
+    grown += [
+        {**grown[i], "id": f"{grown[i]['id']}-appendix", "text": grown[i]["text"] + " (appendix)"}
+        for i in (0, 1)
+    ]
+    more.write_text(json.dumps(grown))
     with pytest.raises(domains.DomainConflict, match="add 2 new one"):
         build_domain(store, BuildConfig(domain="grow"), chunk_paths=[more])
     result = build_domain(
         store, BuildConfig(domain="grow"), chunk_paths=[more], replace=True, yes=True
     )
-    assert result.status == "done" and result.summary["chunks"] == 12
+    assert result.status == "done" and result.summary["chunks"] == 32
     marked = store.run_text("MATCH (r:Run {uid: 'old-run'}) RETURN r.deleted_domains AS d")
     assert marked == [{"d": ["grow"]}]
     res = CliRunner().invoke(app, ["domain", "delete", "grow"], env={"COLUMNS": "400"})

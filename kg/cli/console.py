@@ -33,6 +33,17 @@ def report(exc: BaseException) -> NoReturn:
             err_console.print("[dim]--- last lines of the log ---[/]")
             err_console.print(exc.log_tail, markup=False, highlight=False)
         fail(exc.message + (f"\n  fix: {exc.fix}" if exc.fix else ""))
+    problems, source = getattr(exc, "problems", None), getattr(exc, "file", None)
+    if isinstance(exc, KGError) and problems and source is not None:
+        # A refused file (PERSPECTRA): every problem into a report file, the first ones here.
+        from kg.error_report import screen_lines, write_error_report
+
+        lines = [p.render(source) if hasattr(p, "render") else str(p) for p in problems]
+        path = write_error_report(source, lines)
+        fail(
+            f"{len(lines)} problem(s) in {source}, nothing written:\n"
+            + "\n".join(screen_lines(lines, path))
+        )
     if isinstance(exc, KGError):
         fail(str(exc))
     from neo4j.exceptions import AuthError, ServiceUnavailable
@@ -71,7 +82,12 @@ class KGGroup(TyperGroup):
 def open_store(settings: Settings | None = None) -> Iterator[Store]:
     """The store (of the current settings by default), closed at the end; its errors reach
     `KGGroup`. The driver is imported here, inside the command, to keep `kg --help` fast."""
+    import logging
+
     from kg.store import Store
 
+    # The driver logs every failed connection and retry; a lost server must give one error
+    # line: its exceptions reach KGGroup (or the command) and are reported there.
+    logging.getLogger("neo4j").setLevel(logging.CRITICAL)
     with Store(settings) as store:
         yield store

@@ -35,16 +35,16 @@ BUDGET_GB = 2.0
 
 
 def child(domain: str, reducer: str) -> None:
+    import bench_cypher
+
     from construction.pipeline.config import BuildConfig
     from construction.pipeline.runner import build_domain
     from construction.quality.validate import validate_domain
-    from kg import cypher_files
     from kg.store import Store
 
     name = f"bench_{domain}"
     with Store() as store:
-        with store.session() as s:  # CALL ... IN TRANSACTIONS needs an auto-commit query
-            s.run(cypher_files.load("pipeline/delete_domain"), domain=name).consume()
+        bench_cypher.run_auto_commit(store, "delete_build_of_domain", domain=name)
         load_before = os.getloadavg()[0]
         start = time.perf_counter()
         result = build_domain(
@@ -56,8 +56,7 @@ def child(domain: str, reducer: str) -> None:
         total = time.perf_counter() - start
         load_after = os.getloadavg()[0]
         report = validate_domain(store, name)
-        with store.session() as s:
-            s.run(cypher_files.load("pipeline/delete_domain"), domain=name).consume()
+        bench_cypher.run_auto_commit(store, "delete_build_of_domain", domain=name)
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
     print(
         json.dumps(

@@ -260,7 +260,9 @@ def main() -> None:
         )
     finally:
         if not args.keep:
-            store.query("eval/bench_cleanup", runs=RUNS, domain=DOMAIN)
+            import bench_cypher
+
+            bench_cypher.run_auto_commit(store, "eval_cleanup", runs=RUNS, domain=DOMAIN)
         store.close()
 
 

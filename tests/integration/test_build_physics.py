@@ -36,7 +36,9 @@ def test_build_finishes_with_every_kind_of_node(physics):
     assert 0 < s["candidate_pairs"] <= s["concepts"] * (s["concepts"] - 1) // 2
     assert s["edges"] > 0
     assert s["multi_relation_pairs"] > 0
-    assert s["paths"] > 0 and s["perspectives"] > 0 and s["questions"] > 10
+    # A small grounded draft (issue 12): how many questions depends on the clustering, which
+    # moves with the embeddings' last bits (see docs/offline-builder.md).
+    assert s["paths"] > 0 and s["perspectives"] > 0 and s["questions"] > 0
     assert s["evidence"] >= s["questions"]
     stages = {st["stage"]: st for st in physics.stages}
     assert list(stages) == [

@@ -80,7 +80,10 @@ def _eval_run_id(spec: RunSpec) -> str:
 
 
 def test_default_run_ids():
-    assert _eval_run_id(RunSpec()) == "run-85a0c6b2e88c"
+    # The default judge became edge-evidence (issue 16): specs that name the old default keep
+    # their ids; the new default has its own.
+    assert _eval_run_id(RunSpec(judge="embedding")) == "run-85a0c6b2e88c"
+    assert _eval_run_id(RunSpec()) == "run-39d22fd433af"
     responder = LLMConfig(
         model="openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1", role="responder"
     )
@@ -89,6 +92,7 @@ def test_default_run_ids():
             RunSpec(
                 responder="llm",
                 responder_llm=responder,
+                judge="embedding",
                 setting=Setting.noisy,
                 strategy=Strategy.one_shot,
                 domains=["physics"],

@@ -25,9 +25,10 @@ while IFS='=' read -r name _; do unset "$name"; done < <(env | grep -E '^(KG_|NE
 # A server of this machine may hold the default ports; a new machine has none running.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-if port_busy 7687 || port_busy 7474; then
+# FRESH_FREE_PORTS=1 takes free ports in any case (another check may start a server later).
+if [ "${FRESH_FREE_PORTS:-0}" = 1 ] || port_busy 7687 || port_busy 7474; then
   KG_BOLT_PORT="$(free_port)"; KG_HTTP_PORT="$(free_port)"; export KG_BOLT_PORT KG_HTTP_PORT
-  echo "default Neo4j ports are taken here: using $KG_BOLT_PORT / $KG_HTTP_PORT"
+  echo "Neo4j on free ports $KG_BOLT_PORT / $KG_HTTP_PORT (defaults taken, or FRESH_FREE_PORTS=1)"
 fi
 
 echo "fresh clone of $rev in $repo, HOME=$HOME, logs in $logs"

@@ -104,6 +104,15 @@ def test_reset_needs_confirmation(store):
     assert store.node_counts().get("Domain", 0) == 0
 
 
+def _free_ports(n: int) -> list[int]:
+    ports = []
+    for _ in range(n):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    return ports
+
+
 def test_server_dying_at_start_is_reported(neo4j_settings, tmp_path):
     """A server that cannot start (here: a bad JVM option) fails with the log's cause."""
     if not neo4j_settings.is_local:
@@ -112,11 +121,7 @@ def test_server_dying_at_start_is_reported(neo4j_settings, tmp_path):
     from kg.server.errors import ServerError
     from kg.settings import get_settings
 
-    ports = []
-    for _ in range(2):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
+    ports = _free_ports(2)
     broken = get_settings(
         bolt_port=ports[0],
         http_port=ports[1],
@@ -145,11 +150,7 @@ def test_real_jvm_given_up_on_is_stopped(neo4j_settings, tmp_path):
     from kg.server.errors import ServerError
     from kg.settings import get_settings
 
-    ports = []
-    for _ in range(2):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
+    ports = _free_ports(2)
     hasty = get_settings(
         bolt_port=ports[0],
         http_port=ports[1],

@@ -151,6 +151,7 @@ def main() -> None:
     from evaluation import runs as run_store
     from evaluation.questions import load_questions
     from evaluation.reporting.html_report import eval_payload, render_html
+    from kg.runs import RunStatus
     from kg.store import Store
 
     absent = missing()
@@ -193,7 +194,7 @@ def main() -> None:
                     results[k : k + 250],
                     {"tokens_in": 0, "tokens_out": 0, "calls": 0, "cached_calls": 0, "cost": 0.0},
                 )
-            run_store.finish_run(store, run, "done", [], 0)
+            run_store.finish_run(store, run, RunStatus.done, [], 0)
         print(
             f"setup: {len(questions)} synthetic questions x {len(RUNS)} runs written in "
             f"{time.perf_counter() - t0:.1f} s (not timed below)"

@@ -9,7 +9,6 @@ same run again changes nothing (answer uids are hash(run, question), writes MERG
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -21,6 +20,7 @@ from evaluation.models import EvalQuestion
 from evaluation.questions import EvalInputError
 from evaluation.tokens import REGEX_TOKENIZER, count_tokens
 from kg import __version__
+from kg import runs as kg_runs
 from kg.ids import answer_uid
 from kg.runs import RunStatus
 from kg.store import Store
@@ -119,7 +119,6 @@ def import_answers(
     models = sorted({a.model for a in items if a.model})
     who = f"imported:{', '.join(models) or path.name}"
     props = {
-        "kind": "eval",
         "models": models,
         "setting": IMPORTED,
         "strategy": IMPORTED,
@@ -129,16 +128,11 @@ def import_answers(
         "prompt_hashes": {},
         "identity": {"imported": str(path), "sha256": digest},
         "version": __version__,
-        "started_at": runs.now(),
         "source_run": None,
         "responder_kind": IMPORTED,
         "answers_file": str(path),
         "answers_hash": digest,
         "config": {"answers_file": str(path)},
-    }
-    enc = {
-        k: (json.dumps(v, sort_keys=True, default=str) if k in runs._JSON_FIELDS else v)
-        for k, v in props.items()
     }
     rows = [
         {
@@ -153,10 +147,12 @@ def import_answers(
         }
         for a in items
     ]
-    stamp = runs.now()
+    stamp = kg_runs.now()
 
     def work(tx) -> None:
-        Store.tx_query(tx, "eval/run_create", uid=run_id, props=enc, source=None, now=stamp)
+        Store.tx_query(
+            tx, "core/run_start", **kg_runs.start_params(run_id, "eval", props, at=stamp)
+        )
         Store.tx_query(tx, "eval/write_answers", rows=rows, run=run_id, now=stamp)
         Store.tx_query(
             tx,
@@ -168,15 +164,9 @@ def import_answers(
             cached_calls=0,
             cost=0.0,
         )
-        Store.tx_query(
-            tx,
-            "eval/run_finish",
-            uid=run_id,
-            status=RunStatus.done.value,  # answering is done; responder_kind says imported
-            now=stamp,
-            errors="[]",
-            failed=0,
-        )
+        # Answering is done; responder_kind says the answers were imported.
+        done = kg_runs.finish_params(run_id, RunStatus.done, {"errors": [], "failed": 0}, at=stamp)
+        Store.tx_query(tx, "core/run_finish", **done)
 
     store.transaction(work)
     return ImportSummary(run_id=run_id, answers=len(items), models=models, new_run=existing is None)

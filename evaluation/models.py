@@ -6,6 +6,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from kg.paths import ReasoningPath
+
 
 class Setting(StrEnum):
     base = "base"
@@ -31,21 +33,16 @@ class Fact(BaseModel):
     text: str
 
 
-class EvalPath(BaseModel):
+class EvalPath(ReasoningPath):
+    """The path view an answer is judged against: stored uid, target or distractor, reasons."""
+
     uid: str
-    signature: str
-    hops: int
-    labels: list[str]
-    concept_keys: list[str]
     reasons: list[str] = Field(default_factory=list)
     target: bool
     name: str | None = None
     pos: int | None = None
-
-    def edges(self) -> list[tuple[str, str, str]]:
-        """(from key, label, to key) per hop."""
-        k = self.concept_keys
-        return [(k[i], lab, k[i + 1]) for i, lab in enumerate(self.labels)]
+    # The hop count the Path node stores, checked against its labels when questions load.
+    stored_hops: int | None = Field(default=None, validation_alias="hops", exclude=True)
 
     def edge_evidence(self) -> list[str]:
         """The text that supports each edge: its own reason when there is one per hop."""

@@ -46,7 +46,7 @@ def load_questions(
         problem = None
         if not q.targets:
             problem = f"{q.ref} has no target paths in the graph (no TARGET link): cannot score it"
-        elif any(len(p.concept_keys) != p.hops + 1 or len(p.labels) != p.hops for p in paths):
+        elif any(len(p.keys) != p.hops + 1 or p.stored_hops not in (None, p.hops) for p in paths):
             problem = f"{q.ref} has a path whose concept_keys/labels do not match its hops"
         if problem:
             if not skip_invalid:

@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal, overload
 
 from evaluation.models import QuestionResult
 from evaluation.questions import EvalInputError
+from kg import runs as kg_runs
 from kg.ids import answer_uid, claim_uid, verdict_uid
 from kg.runs import RunRecord, RunStatus, now
 from kg.store import Store
 
-_JSON_FIELDS = ("roles", "prompt_hashes", "config", "identity", "errors")
-
-
 EVAL_KINDS = ("eval", "judge")
-
-
-def decode_run(run: dict[str, Any]) -> dict[str, Any]:
-    out = dict(run)
-    for k in _JSON_FIELDS:
-        if isinstance(out.get(k), str):
-            try:
-                out[k] = json.loads(out[k])
-            except json.JSONDecodeError:
-                pass
-    return out
 
 
 @overload
@@ -33,14 +19,14 @@ def get_run(store: Store, uid: str, *, required: Literal[True] = True) -> dict[s
 @overload
 def get_run(store: Store, uid: str, *, required: bool) -> dict[str, Any] | None: ...
 def get_run(store: Store, uid: str, *, required: bool = True) -> dict[str, Any] | None:
-    run = store.query("eval/run_get", uid=uid)[0]["run"]
+    run = kg_runs.read_run(store, uid)
     if run is None and required:
         known = [r["run"]["uid"] for r in _eval_runs(store)][:10]
         hint = f" (known runs: {', '.join(known)})" if known else " (the graph has no runs)"
         raise EvalInputError(f"unknown run id {uid!r}{hint}")
     if run is not None and run.get("kind") not in EVAL_KINDS:
         raise EvalInputError(f"run {uid!r} is a {run.get('kind')} run, not an evaluation run")
-    return decode_run(run) if run else None
+    return run
 
 
 def _eval_runs(store: Store) -> list[dict[str, Any]]:
@@ -57,26 +43,13 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
 
 
 def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None) -> dict:
-    enc = {
-        k: (json.dumps(v, sort_keys=True, default=str) if k in _JSON_FIELDS else v)
-        for k, v in props.items()
-    }
-    return decode_run(
-        store.query("eval/run_create", uid=uid, props=enc, source=source, now=now())[0]["run"]
-    )
+    """Create or resume an evaluation run through the one run store (kind from `props`)."""
+    fields = {k: v for k, v in props.items() if k not in ("kind", "started_at")}
+    return kg_runs.start_run(store, uid, props.get("kind", "eval"), fields, source=source)
 
 
 def finish_run(store: Store, uid: str, status: RunStatus, errors: list[str], failed: int) -> dict:
-    return decode_run(
-        store.query(
-            "eval/run_finish",
-            uid=uid,
-            status=status.value,
-            now=now(),
-            errors=json.dumps(errors[:50]),
-            failed=failed,
-        )[0]["run"]
-    )
+    return kg_runs.finish_run(store, uid, status, {"errors": errors[:50], "failed": failed})
 
 
 def done_questions(store: Store, uid: str) -> set[str]:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kg.errors import InputError
+
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MAX_DEPTH = 100  # far deeper than any record we read (PerspectiveBench: 5 levels)
 
 
-class JSONProblem(ValueError):
+class JSONProblem(InputError):
     def __init__(self, field: str, problem: str) -> None:
         self.field, self.problem = field, problem
         super().__init__(f"{field}: {problem}")

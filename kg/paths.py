@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, computed_field
 
 from kg.errors import InputError
 
@@ -26,25 +26,41 @@ class PathSyntaxError(InputError):
     """A path string that is not `key -- LABEL --> key` with 1-3 edges."""
 
 
-class ParsedPath(BaseModel):
-    """One reasoning path: concept keys in order and one label per edge."""
+class ReasoningPath(BaseModel):
+    """The one path type: concept keys in order and one relation label per hop (1-3 hops).
 
-    model_config = ConfigDict(frozen=True)
+    Each place that holds paths uses a view of it that adds what its role needs: `ParsedPath`
+    (a path string read from a file), `GraphPath` (RELATES edges in the graph),
+    `QuestionPath` (a question's target or distractor) and `EvalPath` (a path an answer is
+    judged against). Stored Path nodes call the keys `concept_keys`; both names are read.
+    """
 
-    keys: tuple[str, ...]
+    keys: tuple[str, ...] = Field(validation_alias=AliasChoices("keys", "concept_keys"))
     labels: tuple[str, ...]
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def hops(self) -> int:
         return len(self.labels)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def signature(self) -> str:
         return format_signature(self.keys, self.labels)
 
+    def edges(self) -> list[tuple[str, str, str]]:
+        """(from key, label, to key) per hop."""
+        return [(self.keys[i], lab, self.keys[i + 1]) for i, lab in enumerate(self.labels)]
+
     def reason_keys(self) -> list[str]:
         """The reason field names a path entry must carry, in hop order."""
         return reason_keys(self.keys)
+
+
+class ParsedPath(ReasoningPath):
+    """A path string parsed from a file (immutable: it is a key of the import plan)."""
+
+    model_config = ConfigDict(frozen=True)
 
 
 def format_signature(keys: tuple[str, ...] | list[str], labels: tuple[str, ...] | list[str]) -> str:

@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from kg.store import Store
 
 
 class RunStatus(StrEnum):
@@ -106,3 +109,67 @@ class RunRecord(BaseModel):
             if key in data:
                 data[key] = _json(data[key])
         return cls.model_validate(data)
+
+
+# --- the one store of Run nodes: every kind (build, eval, judge, perspectra) writes through it ---
+
+# Neo4j properties cannot hold maps: these fields are stored as JSON text (read back by
+# `RunRecord.from_node`).
+JSON_FIELDS = ("roles", "prompt_hashes", "config", "identity", "errors", "summary", "metrics")
+
+
+def _encode(props: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: (json.dumps(v, sort_keys=True, default=str) if k in JSON_FIELDS and v is not None else v)
+        for k, v in props.items()
+    }
+
+
+def decode_run(node: dict[str, Any]) -> dict[str, Any]:
+    out = dict(node)
+    for k in JSON_FIELDS:
+        if k in out:
+            out[k] = _json(out[k])
+    return out
+
+
+def start_params(
+    uid: str, kind: str, props: dict[str, Any], *, source: str | None = None, at: str | None = None
+) -> dict[str, Any]:
+    """Parameters of `core/run_start` (for callers that start a run inside a transaction)."""
+    return {"uid": uid, "kind": kind, "props": _encode(props), "source": source, "now": at or now()}
+
+
+def finish_params(
+    uid: str, status: RunStatus, props: dict[str, Any] | None = None, *, at: str | None = None
+) -> dict[str, Any]:
+    """Parameters of `core/run_finish`."""
+    return {"uid": uid, "status": status.value, "props": _encode(props or {}), "now": at or now()}
+
+
+def start_run(
+    store: Store, uid: str, kind: str, props: dict[str, Any], *, source: str | None = None
+) -> dict[str, Any]:
+    """Create the run, or reopen it (a rerun resumes): status `running`, `started_at` kept from
+    the first session, counters set once. `source` links a judge run to the run it re-judges."""
+    row = store.query("core/run_start", **start_params(uid, kind, props, source=source))
+    return decode_run(row[0]["run"])
+
+
+def finish_run(
+    store: Store, uid: str, status: RunStatus, props: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Close a session of the run with its status, end time and whatever it measured."""
+    row = store.query("core/run_finish", **finish_params(uid, status, props))
+    return decode_run(row[0]["run"])
+
+
+def update_run(store: Store, uid: str, props: dict[str, Any]) -> None:
+    """Record more about a run (failure bookkeeping, flags) without changing its status."""
+    store.query("core/run_update", uid=uid, props=_encode(props))
+
+
+def read_run(store: Store, uid: str) -> dict[str, Any] | None:
+    """A run's stored properties with JSON fields decoded, or None."""
+    run = store.query("core/run_get", uid=uid)[0]["run"]
+    return decode_run(run) if run is not None else None

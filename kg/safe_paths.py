@@ -10,11 +10,13 @@ import hashlib
 import re
 from pathlib import Path
 
+from kg.errors import InputError
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+=@-]+")
 _MAX_NAME = 120
 
 
-class UnsafePathError(ValueError):
+class UnsafePathError(InputError):
     """A path built from a name would leave the folder it belongs in."""
 
 

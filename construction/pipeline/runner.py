@@ -21,7 +21,7 @@ from kg import domains, leases
 from kg.errors import InputError
 from kg.ids import build_run_uid
 from kg.palette import Palette, load_palette, stored_palette
-from kg.runs import RunStatus, now
+from kg.runs import RunStatus, finish_run, start_run
 from kg.store import Store
 
 # What `--from-stage X` removes before rerunning X and everything after it.
@@ -207,16 +207,19 @@ def _build_leased(
     if from_stage:
         stages = [s for s in stages if STAGES.index(s) >= STAGES.index(from_stage)]
     hashes = {p: BuildLLM.prompt_hash(p) for p in PROMPTS} if llm else {}
-    store.query(
-        "pipeline/run_start",
-        uid=run_uid,
-        now=now(),
-        domain=config.domain,
-        models=[ctx.model_name],
-        config=config.model_dump_json(),
-        prompt_hashes=json.dumps(hashes, sort_keys=True),
-        version=_version(),
-        stages=stages,
+    start_run(
+        store,
+        run_uid,
+        "build",
+        {
+            "domain": config.domain,
+            "models": [ctx.model_name],
+            "roles": {"builder": ctx.model_name},
+            "config": config.model_dump(mode="json"),
+            "prompt_hashes": hashes,
+            "version": _version(),
+            "stages": stages,
+        },
     )
     status, error = RunStatus.failed, None
     n_failed: int = 0
@@ -270,22 +273,19 @@ def _build_leased(
         summary = domain_summary(store, config.domain)
         tin = sum(r.tokens_in for r in ctx.reports.values())
         tout = sum(r.tokens_out for r in ctx.reports.values())
-        store.query(
-            "pipeline/run_finish",
-            uid=run_uid,
-            now=now(),
-            status=status.value,
-            tokens_in=tin,
-            tokens_out=tout,
-            error=error,
-            summary=json.dumps({"totals": summary, "stages": _stage_dicts(ctx)}),
-        )
-        store.query(
-            "core/run_flags",
-            uid=run_uid,
-            allow_partial=allow_partial,
-            failed_items=n_failed,
-            failed_reasons=json.dumps(reasons, sort_keys=True),
+        finish_run(
+            store,
+            run_uid,
+            status,
+            {
+                "tokens_in": tin,
+                "tokens_out": tout,
+                "error": error,
+                "summary": {"totals": summary, "stages": _stage_dicts(ctx)},
+                "allow_partial": allow_partial,
+                "failed_items": n_failed,
+                "failed_reasons": reasons,
+            },
         )
     return BuildResult(
         run=run_uid,

@@ -24,6 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from construction.pipeline.noun_phrases import NAME_STOP, norm, occurs_in, stop_words
+from kg.errors import InputError
 from kg.store import Store
 
 Status = Literal["pass", "warn", "fail"]
@@ -75,8 +76,8 @@ class ValidationReport(BaseModel):
         return next(c for c in self.checks if c.name == name)
 
 
-class DomainNotFound(LookupError):
-    pass
+class DomainNotFound(InputError, LookupError):
+    """No domain of that name in the graph."""
 
 
 def _worst(statuses: list[Status]) -> Status:

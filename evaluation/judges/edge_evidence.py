@@ -73,7 +73,7 @@ def _windows(answer: str, width: int) -> list[_Window]:
 
 
 def concept_infos(q: EvalQuestion) -> list[ConceptInfo]:
-    keys = dict.fromkeys(k for p in q.paths for k in p.concept_keys)
+    keys = dict.fromkeys(k for p in q.paths for k in p.keys)
     return [
         ConceptInfo(key=k, summary=q.concepts.get(k), topic_words=q.concept_words.get(k, []))
         for k in keys

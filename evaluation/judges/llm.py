@@ -168,7 +168,7 @@ class LLMJudge:
 
     async def _paths(self, q: EvalQuestion, answer: str, result: JudgeResult) -> None:
         ids = shuffled_paths(q, self.seed)
-        keys = dict.fromkeys(k for _, p in ids for k in p.concept_keys)
+        keys = dict.fromkeys(k for _, p in ids for k in p.keys)
         concepts = "\n".join(f"{k}: {q.concepts.get(k) or '(no summary)'}" for k in keys)
         prompt = load_prompt("eval/judge_paths")
         text = prompt.render(

@@ -13,7 +13,7 @@ from evaluation.perspectra.baselines import (
     t3_baseline,
 )
 from evaluation.perspectra.metrics import TaskScores
-from evaluation.perspectra.run_store import RunSpec, finish_run, start_run, store_answers
+from evaluation.perspectra.run_store import TaskRunSpec, finish_run, start_run, store_answers
 from kg.queries.perspectra_corpus import Corpus
 from kg.store import Store
 from kg.task_items import TaskItem
@@ -21,7 +21,7 @@ from kg.task_items import TaskItem
 
 @dataclass
 class BaselineOutcome:
-    spec: RunSpec
+    spec: TaskRunSpec
     scores: TaskScores
     config: dict[str, object]
 
@@ -49,7 +49,7 @@ def run_baseline(
 ) -> BaselineOutcome:
     result = baseline_replies(task, items, corpus, encode, make_items=make_items)
     config = {**result.config, "embedding_model": embedding_model}
-    spec = RunSpec(
+    spec = TaskRunSpec(
         task=task, task_set=task_set, model=result.name, strategy="baseline", config=config
     )
     start_run(store, spec)

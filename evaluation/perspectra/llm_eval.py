@@ -10,7 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from evaluation.perspectra.metrics import TaskScores
-from evaluation.perspectra.run_store import RunSpec, answered, finish_run, start_run, store_answers
+from evaluation.perspectra.run_store import (
+    TaskRunSpec,
+    answered,
+    finish_run,
+    start_run,
+    store_answers,
+)
 from evaluation.perspectra.scoring import PROMPTS, render_item, task_prompt
 from kg import leases
 from kg.llm import LLMClient, LLMRequest
@@ -21,7 +27,7 @@ from kg.task_items import TaskItem
 
 @dataclass
 class EvalOutcome:
-    spec: RunSpec
+    spec: TaskRunSpec
     scores: TaskScores
     asked: int = 0
     resumed: int = 0
@@ -29,9 +35,9 @@ class EvalOutcome:
     errors: list[str] = field(default_factory=list)
 
 
-def run_spec(client: LLMClient, task: str, task_set: str) -> RunSpec:
+def run_spec(client: LLMClient, task: str, task_set: str) -> TaskRunSpec:
     public = client.config.public_dict()
-    return RunSpec(
+    return TaskRunSpec(
         task=task,
         task_set=task_set,
         model=client.config.model,
@@ -58,7 +64,7 @@ def _evaluate_leased(
     store: Store,
     client: LLMClient,
     items: list[TaskItem],
-    spec: RunSpec,
+    spec: TaskRunSpec,
     task: str,
     chunk: int,
     lease: leases.Lease,

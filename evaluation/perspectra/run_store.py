@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.perspectra.metrics import TaskScores
 from evaluation.perspectra.scoring import is_correct, parse_for, score
-from kg import __version__
+from kg import __version__, runs
 from kg.errors import StoreError
 from kg.ids import content_uid, task_answer_uid
-from kg.runs import RunStatus, now
+from kg.runs import RunStatus
 from kg.store import Store
 from kg.task_items import TaskItem
 
 
-class RunSpec(BaseModel):
-    """What identifies a run: the same spec again resumes the same Run."""
+class TaskRunSpec(BaseModel):
+    """What identifies a PERSPECTRA task run: the same spec again resumes the same Run."""
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -34,22 +33,20 @@ class RunSpec(BaseModel):
         return content_uid("Run", "perspectra", self.model_dump(by_alias=True))
 
 
-def start_run(store: Store, spec: RunSpec) -> str:
-    store.query(
-        "perspectra/merge_run",
-        uid=spec.uid,
-        started_at=now(),
-        props={
-            "kind": "perspectra",
+def start_run(store: Store, spec: TaskRunSpec) -> str:
+    runs.start_run(
+        store,
+        spec.uid,
+        "perspectra",
+        {
             "models": [spec.model],
-            "roles": ["responder"],
+            "roles": {"responder": spec.model},
             "setting": spec.task,
             "strategy": spec.strategy,
             "build": spec.task_set,
-            "prompt_hashes": [spec.prompt_hash] if spec.prompt_hash else [],
-            "config": json.dumps(spec.config, sort_keys=True, default=str),
+            "prompt_hashes": {"prompt": spec.prompt_hash} if spec.prompt_hash else {},
+            "config": spec.config,
             "version": __version__,
-            "status": RunStatus.running.value,
         },
     )
     return spec.uid
@@ -99,20 +96,19 @@ def store_answers(
     return len(rows)
 
 
-def finish_run(store: Store, spec: RunSpec, items: list[TaskItem]) -> TaskScores:
+def finish_run(store: Store, spec: TaskRunSpec, items: list[TaskItem]) -> TaskScores:
     """Score every stored answer of the run (resumed parts included) and record the metrics."""
     rows = _answer_rows(store, spec.uid)
     replies = {r["item_uid"]: r["text"] for r in rows}
     done = [i for i in items if i.uid in replies]
     scores = score(done, [parse_for(i, replies[i.uid]) for i in done]) if done else None
+    status = RunStatus.done if len(done) == len(items) else RunStatus.partial
     props: dict[str, Any] = {
-        "status": (RunStatus.done if len(done) == len(items) else RunStatus.partial).value,
-        "ended_at": now(),
         "answered": len(done),
         "items": len(items),
-        "metrics": json.dumps(scores.summary if scores else {}, sort_keys=True),
+        "metrics": scores.summary if scores else {},
         "tokens_in": sum(r["tokens_in"] for r in rows),
         "tokens_out": sum(r["tokens_out"] for r in rows),
     }
-    store.query("perspectra/merge_run", uid=spec.uid, started_at=now(), props=props)
+    runs.finish_run(store, spec.uid, status, props)
     return scores or TaskScores(summary={"n": 0}, per_item={})

@@ -262,7 +262,7 @@ def _question_payload(q: Any) -> dict[str, Any]:
                 "uid": p.uid,
                 "target": p.target,
                 "name": p.name,
-                "keys": p.concept_keys,
+                "keys": p.keys,
                 "labels": p.labels,
                 "reasons": p.edge_evidence(),
             }

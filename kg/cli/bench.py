@@ -8,7 +8,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.table import Table
@@ -35,15 +35,14 @@ class StatsFmt(StrEnum):
     json = "json"
 
 
-DomainOpt = Annotated[str | None, typer.Option("--domain", "-d", help="Only this domain.")]
-PaletteOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--palette",
-        help="Relation palette JSON (published format): FILE for every domain or "
-        "DOMAIN=FILE; repeatable.",
-    ),
-]
+# Options several commands share (one OptionInfo each: typer copies nothing from it per use).
+DOMAIN_OPTION: Any = typer.Option(None, "--domain", "-d", help="Only this domain.")
+PALETTE_OPTION: Any = typer.Option(
+    None,
+    "--palette",
+    help="Relation palette JSON (published format): FILE for every domain or "
+    "DOMAIN=FILE; repeatable.",
+)
 
 
 def _echo_json(data: Any) -> None:
@@ -73,30 +72,22 @@ def _palette_for(palettes: dict[str | None, dict[str, str]], domain: str) -> dic
 # ---------------------------------------------------------------- import / export
 @import_app.command("perspectivebench")
 def import_perspectivebench_cmd(
-    files: Annotated[list[Path], typer.Argument(help="PerspectiveBench JSONL files.")],
-    skip_invalid: Annotated[
-        bool,
-        typer.Option(
-            help="Import the good lines; write the bad ones with their reasons to --rejects."
-        ),
-    ] = False,
-    rejects: Annotated[
-        Path | None,
-        typer.Option(
-            help="Where --skip-invalid writes rejected "
-            "lines (JSONL); default "
-            "perspectivebench.rejects.jsonl."
-        ),
-    ] = None,
-    palette: PaletteOpt = None,
-    max_line_bytes: Annotated[int, typer.Option(help="Longest accepted line.")] = 4 * 1024 * 1024,
-    check: Annotated[
-        bool,
-        typer.Option(
-            "--check", help="Only validate the files (no database needed); exit 1 on errors."
-        ),
-    ] = False,
-    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+    files: list[Path] = typer.Argument(..., help="PerspectiveBench JSONL files."),
+    skip_invalid: bool = typer.Option(
+        False, help="Import the good lines; write the bad ones with their reasons to --rejects."
+    ),
+    rejects: Path | None = typer.Option(
+        None,
+        help="Where --skip-invalid writes rejected "
+        "lines (JSONL); default "
+        "perspectivebench.rejects.jsonl.",
+    ),
+    palette: list[str] | None = PALETTE_OPTION,
+    max_line_bytes: int = typer.Option(4 * 1024 * 1024, help="Longest accepted line."),
+    check: bool = typer.Option(
+        False, "--check", help="Only validate the files (no database needed); exit 1 on errors."
+    ),
+    fmt: Fmt = typer.Option(Fmt.table, "--format"),
 ) -> None:
     """Import PerspectiveBench questions (validated first; bad input writes nothing)."""
     from construction.perspectivebench.importer import import_perspectivebench
@@ -206,8 +197,8 @@ def _check_only(files: list[Path], max_line_bytes: int) -> None:
 
 @export_app.command("perspectivebench")
 def export_perspectivebench_cmd(
-    out: Annotated[Path, typer.Argument(help="Output JSONL file.")],
-    domain: DomainOpt = None,
+    out: Path = typer.Argument(..., help="Output JSONL file."),
+    domain: str | None = DOMAIN_OPTION,
 ) -> None:
     """Write the graph's questions back in the PerspectiveBench JSONL format."""
     from construction.perspectivebench.exporter import export_perspectivebench
@@ -219,8 +210,8 @@ def export_perspectivebench_cmd(
 
 # ---------------------------------------------------------------- stats
 def stats(
-    domain: DomainOpt = None,
-    fmt: Annotated[StatsFmt, typer.Option("--format")] = StatsFmt.table,
+    domain: str | None = DOMAIN_OPTION,
+    fmt: StatsFmt = typer.Option(StatsFmt.table, "--format"),
 ) -> None:
     """Questions and mean valid/target/distractor paths per domain and hop, plus the cover-all
     baseline (an answer that states every valid path)."""
@@ -325,10 +316,10 @@ def _resolve(store: Store, text: str, domain: str | None, role: str) -> ConceptH
 
 
 def concepts(
-    domain: DomainOpt = None,
-    search: Annotated[str | None, typer.Option("--search", "-s", help="Full-text search.")] = None,
-    limit: Annotated[int, typer.Option(help="Most rows shown.")] = 200,
-    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+    domain: str | None = DOMAIN_OPTION,
+    search: str | None = typer.Option(None, "--search", "-s", help="Full-text search."),
+    limit: int = typer.Option(200, help="Most rows shown."),
+    fmt: Fmt = typer.Option(Fmt.table, "--format"),
 ) -> None:
     """List concepts, or search them by text (key, summary, topic words)."""
     from kg.queries.concepts import list_concepts, search_concepts
@@ -351,11 +342,11 @@ def concepts(
 
 # ---------------------------------------------------------------- paths / perspectives
 def paths(
-    a: Annotated[str, typer.Argument(help="Start concept: key or free text.")],
-    b: Annotated[str, typer.Argument(help="End concept: key or free text.")],
-    max_hops: Annotated[int, typer.Option(min=1, max=3)] = 3,
-    domain: DomainOpt = None,
-    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+    a: str = typer.Argument(..., help="Start concept: key or free text."),
+    b: str = typer.Argument(..., help="End concept: key or free text."),
+    max_hops: int = typer.Option(3, min=1, max=3),
+    domain: str | None = DOMAIN_OPTION,
+    fmt: Fmt = typer.Option(Fmt.table, "--format"),
 ) -> None:
     """Every simple directed path of 1..max-hops edges from A to B, grouped by label signature."""
     from kg.queries.paths import paths_between
@@ -400,16 +391,15 @@ def paths(
 
 
 def perspectives(
-    a: Annotated[str, typer.Argument(help="Start concept: key or free text.")],
-    b: Annotated[str, typer.Argument(help="End concept: key or free text.")],
-    domain: DomainOpt = None,
-    palette: PaletteOpt = None,
-    max_hops: Annotated[int, typer.Option(min=1, max=3)] = 3,
-    cutoff: Annotated[
-        float,
-        typer.Option(help="Jaccard similarity at which GDS merges two groups.", min=0.0, max=1.0),
-    ] = 0.75,
-    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+    a: str = typer.Argument(..., help="Start concept: key or free text."),
+    b: str = typer.Argument(..., help="End concept: key or free text."),
+    domain: str | None = DOMAIN_OPTION,
+    palette: list[str] | None = PALETTE_OPTION,
+    max_hops: int = typer.Option(3, min=1, max=3),
+    cutoff: float = typer.Option(
+        0.75, help="Jaccard similarity at which GDS merges two groups.", min=0.0, max=1.0
+    ),
+    fmt: Fmt = typer.Option(Fmt.table, "--format"),
 ) -> None:
     """Group the paths between A and B into perspectives (relation categories, merged with GDS)
     and show which imported questions target each."""
@@ -446,10 +436,10 @@ def perspectives(
 # ---------------------------------------------------------------- questions
 @question_app.command("show")
 def question_show(
-    qid: Annotated[int, typer.Argument(metavar="ID", help="The question's id in the file.")],
-    domain: DomainOpt = None,
-    palette: PaletteOpt = None,
-    fmt: Annotated[Fmt, typer.Option("--format")] = Fmt.table,
+    qid: int = typer.Argument(..., metavar="ID", help="The question's id in the file."),
+    domain: str | None = DOMAIN_OPTION,
+    palette: list[str] | None = PALETTE_OPTION,
+    fmt: Fmt = typer.Option(Fmt.table, "--format"),
 ) -> None:
     """A question: text, theme, target and distractor paths (with their perspective group),
     focused evidence and concept pool."""

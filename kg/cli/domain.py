@@ -4,25 +4,14 @@ from (imported, built, both), and removing one domain with everything in it."""
 from __future__ import annotations
 
 import json
-import logging
 
 import typer
 
-from kg.cli.console import console, fail
+from kg.cli.console import console, fail, open_store
 
 domain_app = typer.Typer(
     help="The domains in the graph: list them, delete one.", no_args_is_help=True
 )
-
-
-def _store():
-    from kg.store import Store, StoreError
-
-    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
-    try:
-        return Store()
-    except StoreError as exc:
-        fail(str(exc))
 
 
 @domain_app.command("list")
@@ -33,13 +22,10 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
     from kg import domains
     from kg.leases import effective_status
 
-    store = _store()
-    try:
+    with open_store() as store:
         rows = domains.all_domains(store)
         builds = [d.last_build for d in rows if d.last_build]
         status = {b["uid"]: b["status"] for b in effective_status(store, builds)}
-    finally:
-        store.close()
     if as_json:
         typer.echo(
             json.dumps(
@@ -93,8 +79,7 @@ def delete_cmd(
     """Delete one domain and everything in it; runs that referenced it are kept and marked."""
     from kg import domains
 
-    store = _store()
-    try:
+    with open_store() as store:
         d = domains.one(store, name)
         if not d.exists:
             known = [x.name for x in domains.all_domains(store)]
@@ -106,8 +91,6 @@ def delete_cmd(
                 "referenced it (kept and marked). Add --yes to confirm"
             )
         gone = domains.delete(store, name)
-    finally:
-        store.close()
     console.print(
         f"deleted domain {name}: {gone['nodes_deleted']} node(s); "
         f"{gone['runs_marked']} run(s) that referenced it kept and marked "

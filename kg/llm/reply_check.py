@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from kg.errors import LLMError
 
-class NotAnAnswer(Exception):
+
+class NotAnAnswer(LLMError):
     """The server answered 200 with something that is not a model reply (`reason` says what)."""
 
     def __init__(self, reason: str) -> None:

@@ -4,25 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from kg.paths import format_signature
+from kg.paths import ReasoningPath
 
 
-class GraphPath(BaseModel):
-    """A chain of RELATES edges: concept keys in order, one label/reason/edge uid per hop."""
+class GraphPath(ReasoningPath):
+    """The path view of a chain of RELATES edges: one reason, edge uid and category per hop."""
 
-    keys: list[str]
-    labels: list[str]
     reasons: list[str | None]
     edge_uids: list[str]
     categories: list[str | None] = Field(default_factory=list)
-
-    @property
-    def hops(self) -> int:
-        return len(self.labels)
-
-    @property
-    def signature(self) -> str:
-        return format_signature(self.keys, self.labels)
 
 
 class PathGroup(BaseModel):

@@ -6,17 +6,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from kg.paths import ReasoningPath
 from kg.store import Store
 
 
-class QuestionPath(BaseModel):
+class QuestionPath(ReasoningPath):
+    """The path view of a question: a target or a distractor, with its name and reasons."""
+
     role: str  # "target" | "distractor"
     name: str | None
     pos: int | None
-    signature: str
-    hops: int
-    keys: list[str]
-    labels: list[str]
     reasons: list[str | None] = Field(default_factory=list)
     perspective: str | None = None  # the perspective group the path falls in, when computed
 

@@ -11,7 +11,7 @@ from browser import in_ci, missing, start_chromium
 from typer.testing import CliRunner
 
 from evaluation.perspectra.report import run_rows, tables
-from evaluation.perspectra.run_store import RunSpec, finish_run, start_run, store_answers
+from evaluation.perspectra.run_store import TaskRunSpec, finish_run, start_run, store_answers
 from evaluation.perspectra.scoring import parse_for
 from kg.cli.main import app
 from kg.queries.task_items import list_task_sets, load_items
@@ -69,7 +69,7 @@ def page(store, tmp_path_factory):
         else EVIL
         for it in items
     ]
-    spec = RunSpec(task="t2", build=build, model="scripted-html", strategy="llm")
+    spec = TaskRunSpec(task="t2", build=build, model="scripted-html", strategy="llm")
     start_run(store, spec)
     store_answers(store, spec.uid, items, replies)
     finish_run(store, spec, items)

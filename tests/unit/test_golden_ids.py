@@ -13,7 +13,7 @@ from construction.perspectra.expansion import PROMPT as EXPAND_PROMPT
 from construction.pipeline.chunks import read_chunks
 from construction.pipeline.llm_route import BuildLLM
 from evaluation.models import GroundTruth, Setting, Strategy
-from evaluation.perspectra.run_store import RunSpec as PerspectraRunSpec
+from evaluation.perspectra.run_store import TaskRunSpec as PerspectraRunSpec
 from evaluation.perspectra.scoring import task_prompt
 from evaluation.prompting import JUDGE_PROMPTS, prompt_hashes, responder_prompt_names
 from evaluation.spec import RunSpec

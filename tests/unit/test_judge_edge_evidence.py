@@ -43,7 +43,7 @@ def question(
                 name=f"path_{i}",
             )
         )
-    keys = {k for p in paths for k in p.concept_keys}
+    keys = {k for p in paths for k in p.keys}
     return EvalQuestion(
         uid="q",
         id=1,

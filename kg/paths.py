@@ -35,8 +35,8 @@ class ReasoningPath(BaseModel):
     judged against). Stored Path nodes call the keys `concept_keys`; both names are read.
     """
 
-    keys: tuple[str, ...] = Field(validation_alias=AliasChoices("keys", "concept_keys"))
-    labels: tuple[str, ...]
+    keys: list[str] = Field(validation_alias=AliasChoices("keys", "concept_keys"))
+    labels: list[str]
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -58,9 +58,12 @@ class ReasoningPath(BaseModel):
 
 
 class ParsedPath(ReasoningPath):
-    """A path string parsed from a file (immutable: it is a key of the import plan)."""
+    """A path string parsed from a file: immutable, so it is hashable and comparable as a value."""
 
     model_config = ConfigDict(frozen=True)
+
+    keys: tuple[str, ...] = Field(validation_alias=AliasChoices("keys", "concept_keys"))  # type: ignore[assignment]
+    labels: tuple[str, ...]  # type: ignore[assignment]
 
 
 def format_signature(keys: tuple[str, ...] | list[str], labels: tuple[str, ...] | list[str]) -> str:

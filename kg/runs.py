@@ -118,9 +118,20 @@ class RunRecord(BaseModel):
 JSON_FIELDS = ("roles", "prompt_hashes", "config", "identity", "errors", "summary", "metrics")
 
 
+def _is_map_like(value: Any) -> bool:
+    return isinstance(value, dict) or (
+        isinstance(value, list | tuple) and any(isinstance(v, dict | list) for v in value)
+    )
+
+
 def _encode(props: dict[str, Any]) -> dict[str, Any]:
+    """JSON text for the JSON fields and for any other map (Neo4j stores no maps)."""
     return {
-        k: (json.dumps(v, sort_keys=True, default=str) if k in JSON_FIELDS and v is not None else v)
+        k: (
+            json.dumps(v, sort_keys=True, default=str)
+            if v is not None and (k in JSON_FIELDS or _is_map_like(v))
+            else v
+        )
         for k, v in props.items()
     }
 

@@ -95,6 +95,10 @@ class LLMTestServer:
         self.rules: list[Rule] = []
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
+        # Cleared by `pause()`: replies wait until `resume()` (a test holds a client mid-run
+        # for as long as it needs, whatever the machine's speed).
+        self._open = threading.Event()
+        self._open.set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.Server | None = None
         self._thread: threading.Thread | None = None
@@ -250,6 +254,8 @@ class LLMTestServer:
                 status, out_headers, payload, delay = out
                 if delay > 0:
                     await asyncio.sleep(delay)
+                while not self._open.is_set():
+                    await asyncio.sleep(0.05)
                 writer.write(_http_response(status, out_headers, payload))
                 await writer.drain()
                 if headers.get("connection", "").lower() == "close":
@@ -264,6 +270,13 @@ class LLMTestServer:
             pass  # the client went away (e.g. gave up on a slow reply) or spoke garbage
         finally:
             writer.close()
+
+    def pause(self) -> None:
+        """Hold every reply (already received or not) until `resume()`."""
+        self._open.clear()
+
+    def resume(self) -> None:
+        self._open.set()
 
     def handle(self, path: str, body: dict[str, Any], headers: dict[str, str]):
         """Returns (status, headers, body bytes, delay)."""

@@ -141,7 +141,10 @@ def _kg_eval(llm_server, run_id: str) -> subprocess.Popen:
 
 
 def test_two_processes_on_one_run_id_do_the_work_once(bench, llm_server):
-    add_eval_model(llm_server, delay=0.4)  # slow enough for the second to start mid-run
+    add_eval_model(llm_server)
+    # The first process's replies are held until the second has been refused, so the two
+    # overlap however long a loaded machine takes to start Python.
+    llm_server.pause()
     first = _kg_eval(llm_server, "same-id")
     deadline = time.time() + 120
     while time.time() < deadline and not bench.run_text(
@@ -150,7 +153,10 @@ def test_two_processes_on_one_run_id_do_the_work_once(bench, llm_server):
         assert first.poll() is None, first.stdout.read()
         time.sleep(0.2)
     second = _kg_eval(llm_server, "same-id")
-    out2, _ = second.communicate(timeout=300)
+    try:
+        out2, _ = second.communicate(timeout=300)
+    finally:
+        llm_server.resume()
     out1, _ = first.communicate(timeout=300)
     assert second.returncode == 3, out2
     assert "being executed by" in out2 and str(first.pid) in out2

@@ -36,9 +36,10 @@ sys.path.insert(0, str(ROOT))
 from construction.perspectivebench.importer import import_perspectivebench  # noqa: E402
 from evaluation.judge_calibration import cross_validate  # noqa: E402
 from evaluation.judge_gold import load_gold  # noqa: E402
-from evaluation.judge_validation import decide, summarize  # noqa: E402
+from evaluation.judge_validation import decide, group_stats, summarize  # noqa: E402
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge  # noqa: E402
 from evaluation.questions import load_questions  # noqa: E402
+from evaluation.reporting import CI  # noqa: E402
 from evaluation.tokens import split_sentences  # noqa: E402
 from kg.store import Store  # noqa: E402
 
@@ -53,6 +54,10 @@ EMBEDDING_GRID = [{"path_threshold": t / 100} for t in range(40, 95, 5)]
 
 def line(label: str, kappa: float, agreement: float, mae: float) -> str:
     return f"  {label:<44} kappa {kappa:5.3f}  agreement {agreement:5.1f}%  PAS MAE {mae:5.1f}"
+
+
+def ci(c: CI) -> str:
+    return f"[{c.low:.2f}, {c.high:.2f}]" if c.low is not None else "[undefined]"
 
 
 def main() -> None:
@@ -97,8 +102,15 @@ def main() -> None:
     ):
         t0 = time.perf_counter()
         cv = cross_validate(items, grid, make, k=args.folds)
+        held = group_stats("cv", cv.decisions)  # bootstrap CIs over the held-out answers
         print(
             line(name, cv.kappa, cv.agreement, cv.pas_mae) + f"  ({time.perf_counter() - t0:.1f} s)"
+        )
+        print(
+            f"      95% CIs (bootstrap over answers): kappa {ci(held.kappa)}, "
+            f"PAS MAE {ci(held.pas_mae)} points; targets kappa >= 0.6: "
+            f"{'met' if cv.kappa >= 0.6 else 'NOT met'}, PAS MAE <= 12: "
+            f"{'met' if cv.pas_mae <= 12 else 'NOT met'}"
         )
         for f in cv.folds:
             print(
@@ -107,13 +119,13 @@ def main() -> None:
             )
         print(f"      whole split chooses {cv.chosen_on_all}")
 
-    print("\n2. shipped defaults, no tuning")
+    print("\n2. shipped defaults, no tuning (in-sample: the defaults were chosen on this split)")
     for judge in (EdgeEvidenceJudge(faithfulness=False), EmbeddingJudge()):
         ds, _ = decide(judge, items)
         o = summarize(judge.name, ds, args.gold, "-").overall
         print(
             line(judge.name, o.kappa.mean or 0.0, o.agreement.mean or 0.0, o.pas_mae.mean or 0.0)
-            + f"  kappa CI [{o.kappa.low:.2f}, {o.kappa.high:.2f}]"
+            + f"  kappa CI {ci(o.kappa)}, PAS MAE CI {ci(o.pas_mae)}"
         )
 
     print(f"\n3. judging {args.answers} answers offline with the default judge")

@@ -231,17 +231,28 @@ class EdgeEvidenceJudge:
         return verdicts
 
     def judge_sync(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult:
-        result = JudgeResult(verdicts=self.path_verdicts(q, answer or ""))
-        if self.faithfulness:
-            from evaluation.judges.embedding import DEFAULT_CLAIM_THRESHOLD, claims_and_relevancy
+        return self.judge_batch([(q, answer, gt)])[0]
 
-            claims, relevancy = claims_and_relevancy(
-                q, answer or "", gt, self.claim_threshold or DEFAULT_CLAIM_THRESHOLD
+    def judge_batch(self, items: list[tuple[EvalQuestion, str, list[Fact]]]) -> list[JudgeResult]:
+        """Many answers at once: the path checklist answer by answer (no model), the claims
+        and relevancy with one encoder call for all the answers' sentences."""
+        results = [JudgeResult(verdicts=self.path_verdicts(q, a or "")) for q, a, _ in items]
+        if self.faithfulness:
+            from evaluation.judges.embedding import (
+                DEFAULT_CLAIM_THRESHOLD,
+                RELEVANCY_METHOD,
+                claims_and_relevancy_batch,
             )
-            result.claims = claims
-            result.relevancy = relevancy
-            result.relevancy_method = "embedding-cosine(answer,question)"
-        return result
+
+            scored = claims_and_relevancy_batch(
+                [(q, a or "", gt) for q, a, gt in items],
+                self.claim_threshold or DEFAULT_CLAIM_THRESHOLD,
+            )
+            for result, (claims, relevancy) in zip(results, scored, strict=True):
+                result.claims = claims
+                result.relevancy = relevancy
+                result.relevancy_method = RELEVANCY_METHOD
+        return results
 
 
 def _other_qualifier(seq: list[str], i: int, rel: Relation) -> bool:

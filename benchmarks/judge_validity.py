@@ -102,6 +102,28 @@ def agreement(args: argparse.Namespace, items: list) -> None:
         )
 
 
+def time_full(args: argparse.Namespace, work: list) -> None:
+    # The full judgement as `kg eval run|judge` does it: answers judged in batches of the run's
+    # batch size (50), each batch's sentences, questions and facts in one encoder call.
+    full = EdgeEvidenceJudge()
+    some = [(q, text, [*q.evidence]) for q, text in work[: args.full_answers]]
+    from kg.embeddings import get_embedder
+
+    get_embedder().encode(["warm-up: the model is loaded before the clock starts"])
+    t0 = time.perf_counter()
+    for start in range(0, len(some), args.batch):
+        full.judge_batch(some[start : start + args.batch])
+    t_full = time.perf_counter() - t0
+    per = t_full / max(len(some), 1)
+    threads = os.environ.get("KG_EMBEDDING_THREADS") or "default"
+    print(
+        f"  full (+ claims, relevancy through the embedding model), {len(some)} answers in "
+        f"batches of {args.batch}, KG_EMBEDDING_THREADS={threads}: {t_full:6.1f} s "
+        f"({1000 * per:.1f} ms/answer, cold embedding cache; ~{1000 * per:.0f} s per 1,000; "
+        f"target <= 60 s per 1,000: {'met' if 1000 * per <= 60 else 'NOT met'})"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gold", type=Path, default=SHARED / "judge-gold" / "dev.jsonl")
@@ -151,25 +173,8 @@ def main() -> None:
         f"  path checklist only: {t_paths:6.1f} s "
         f"({1000 * t_paths / args.answers:.1f} ms/answer; target <= 60 s per 1,000)"
     )
-    # The full judgement as `kg eval run|judge` does it: answers judged in batches of the run's
-    # batch size (50), each batch's sentences, questions and facts in one encoder call.
-    full = EdgeEvidenceJudge()
-    some = [(q, text, [*q.evidence]) for q, text in work[: args.full_answers]]
-    from kg.embeddings import get_embedder
-
-    get_embedder().encode(["warm-up: the model is loaded before the clock starts"])
-    t0 = time.perf_counter()
-    for start in range(0, len(some), args.batch):
-        full.judge_batch(some[start : start + args.batch])
-    t_full = time.perf_counter() - t0
-    per = t_full / max(len(some), 1)
-    threads = os.environ.get("KG_EMBEDDING_THREADS") or "default"
-    print(
-        f"  full (+ claims, relevancy through the embedding model), {len(some)} answers in "
-        f"batches of {args.batch}, KG_EMBEDDING_THREADS={threads}: {t_full:6.1f} s "
-        f"({1000 * per:.1f} ms/answer, cold embedding cache; ~{1000 * per:.0f} s per 1,000; "
-        f"target <= 60 s per 1,000: {'met' if 1000 * per <= 60 else 'NOT met'})"
-    )
+    if args.full_answers > 0:
+        time_full(args, work)
     print(f"load average now {os.getloadavg()[0]:.1f}")
 
 

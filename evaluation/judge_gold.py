@@ -105,3 +105,20 @@ def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
     if problems:
         raise GoldFileError(problems)
     return out
+
+
+def first_answers(items: list[GoldAnswer], limit: int | None) -> list[GoldAnswer]:
+    """At most `limit` gold answers, taken round robin over the questions in file order (the
+    first answer of every question, then the second...), so a small bound still spans several
+    questions; the whole file when `limit` is None."""
+    if limit is None or limit >= len(items):
+        return list(items)
+    by_question: dict[str, list[GoldAnswer]] = {}
+    for g in items:
+        by_question.setdefault(g.question.uid, []).append(g)
+    out: list[GoldAnswer] = []
+    rank = 0
+    while len(out) < limit:
+        out += [qs[rank] for qs in by_question.values() if rank < len(qs)][: limit - len(out)]
+        rank += 1
+    return sorted(out, key=lambda g: g.line)

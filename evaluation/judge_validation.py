@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from evaluation.judge_gold import GoldAnswer
 from evaluation.judges.base import Judge
 from evaluation.metrics import path_scores
+from evaluation.models import JudgeResult
 from evaluation.reporting import CI, Table, bootstrap_cis
 from evaluation.runs import now
 from kg.store import Store
@@ -89,11 +90,16 @@ async def _decide(
     progress: Callable[[int, int], None] | None,
 ) -> list[AnswerDecisions]:
     done = 0
+    batch_judge = getattr(judge, "judge_batch", None)
+    batched: dict[str, JudgeResult] = {}
+    if batch_judge is not None:  # an offline judge: all answers at once
+        results = await asyncio.to_thread(batch_judge, [(g.question, g.answer, []) for g in items])
+        batched = {g.answer_id: r for g, r in zip(items, results, strict=True)}
 
     async def one(g: GoldAnswer) -> AnswerDecisions | None:
         nonlocal done
         try:
-            result = await judge.judge(g.question, g.answer, [])
+            result = batched.get(g.answer_id) or await judge.judge(g.question, g.answer, [])
         except Exception as exc:  # noqa: BLE001 - a failed item is reported, not fatal
             errors.append(f"{g.answer_id}: {type(exc).__name__}: {exc}")
             return None

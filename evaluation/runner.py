@@ -90,6 +90,12 @@ class _Pipeline:
         self._ledger_mark = [0 for _ in clients]
         self.lease: leases.Lease | None = None
         self.db_error: str | None = None  # set when a batch could not be written
+        # offline judges that judge many answers at once: answers wait here for it
+        self.batch_judge: Callable[[list[tuple[EvalQuestion, str, list[Fact]]]], list] | None = (
+            getattr(judge, "judge_batch", None)
+        )
+        self.answered: list[tuple[EvalQuestion, list[Fact], AnswerResult | None, str, str]] = []
+        self._judge_lock = asyncio.Lock()
 
     def _usage_delta(self, results: list[QuestionResult]) -> dict[str, float | int]:
         calls = cached = 0
@@ -144,12 +150,37 @@ class _Pipeline:
             assert self.responder is not None
             answer = await self.responder.answer(q, context)
             a_uid, text = answer_uid(self.run_id, q.uid), answer.text
+        if self.batch_judge is not None:
+            self.answered.append((q, gt, answer, a_uid, text))
+            if len(self.answered) >= self.spec.batch_size:
+                await self.judge_answered()
+            return
         judged = await self.judge.judge(q, text, gt)
         self.buffer.append(
             QuestionResult(question=q, answer_uid=a_uid, answer=answer, judged=judged)
         )
         if len(self.buffer) >= self.spec.batch_size:
             self.flush_soon()
+
+    async def judge_answered(self) -> None:
+        """An offline judge with `judge_batch` judges the answers gathered so far at once (one
+        encoder call for all their sentences, not one per answer); called when `batch_size`
+        answers wait, by the 2-second ticker (a slow responder's answers are stored soon) and
+        at the end."""
+        if self.batch_judge is None:
+            return
+        async with self._judge_lock:
+            done, self.answered = self.answered, []
+            if not done:
+                return
+            judged = await asyncio.to_thread(
+                self.batch_judge, [(q, text, gt) for q, gt, _, _, text in done]
+            )
+            self.buffer += [
+                QuestionResult(question=q, answer_uid=a_uid, answer=answer, judged=j)
+                for (q, _, answer, a_uid, _), j in zip(done, judged, strict=True)
+            ]
+        self.flush_soon()
 
     def flush_soon(self) -> None:
         """Write the buffer in the background: workers keep asking while a batch is written."""
@@ -194,6 +225,7 @@ class _Pipeline:
                 try:
                     await asyncio.wait_for(finished.wait(), timeout=2.0)
                 except TimeoutError:
+                    await self.judge_answered()
                     self.flush_soon()
 
         tick = asyncio.create_task(ticker())
@@ -203,6 +235,8 @@ class _Pipeline:
             # never cancel a flush midway: its batch would be written but not counted
             finished.set()
             await tick
+            if self.db_error is None:  # answers gathered for a batch judge are judged
+                await self.judge_answered()
             if self._flushing is not None:
                 await self._flushing
             await self.flush()

@@ -89,15 +89,34 @@ def _positions(w: _Window, profile: ConceptProfile, other: ConceptProfile) -> li
     return out
 
 
-def _find(seq: list[str], cue: tuple[str, ...]) -> list[int]:
-    n = len(cue)
-    first = cue[0]
-    return [i for i in range(len(seq) - n + 1) if seq[i] == first and tuple(seq[i : i + n]) == cue]
+_MAX_GAP = 4  # words between a discontiguous cue's head and tail ("makes dating possible")
+
+
+def _find(seq: list[str], cue: Cue) -> list[int]:
+    head, n = cue.stems, len(cue.stems)
+    first = head[0]
+    found = [
+        i for i in range(len(seq) - n + 1) if seq[i] == first and tuple(seq[i : i + n]) == head
+    ]
+    if not cue.tail:
+        return found
+    return [i for i in found if _tail_at(seq, i + n, cue.tail) is not None]
+
+
+def _tail_at(seq: list[str], start: int, tail: tuple[str, ...]) -> int | None:
+    """Where `tail` begins after 1.._MAX_GAP words from `start`, within the clause."""
+    m = len(tail)
+    for j in range(start + 1, min(start + _MAX_GAP + 1, len(seq) - m + 1)):
+        if seq[j - 1] in CLAUSE_BREAKS:
+            return None
+        if tuple(seq[j : j + m]) == tail:
+            return j
+    return None
 
 
 def _maximal_matches(seq: list[str], rel: Relation) -> list[tuple[int, Cue]]:
     """Cue occurrences not inside a longer one: "caused by" (reverse) hides its "caused"."""
-    found = [(i, c) for c in rel.cues for i in _find(seq, c.stems)]
+    found = [(i, c) for c in rel.cues for i in _find(seq, c)]
     spans = [(i, i + len(c.stems)) for i, c in found]
     return [
         (i, c)
@@ -212,17 +231,28 @@ class EdgeEvidenceJudge:
         return verdicts
 
     def judge_sync(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult:
-        result = JudgeResult(verdicts=self.path_verdicts(q, answer or ""))
-        if self.faithfulness:
-            from evaluation.judges.embedding import DEFAULT_CLAIM_THRESHOLD, claims_and_relevancy
+        return self.judge_batch([(q, answer, gt)])[0]
 
-            claims, relevancy = claims_and_relevancy(
-                q, answer or "", gt, self.claim_threshold or DEFAULT_CLAIM_THRESHOLD
+    def judge_batch(self, items: list[tuple[EvalQuestion, str, list[Fact]]]) -> list[JudgeResult]:
+        """Many answers at once: the path checklist answer by answer (no model), the claims
+        and relevancy with one encoder call for all the answers' sentences."""
+        results = [JudgeResult(verdicts=self.path_verdicts(q, a or "")) for q, a, _ in items]
+        if self.faithfulness:
+            from evaluation.judges.embedding import (
+                DEFAULT_CLAIM_THRESHOLD,
+                RELEVANCY_METHOD,
+                claims_and_relevancy_batch,
             )
-            result.claims = claims
-            result.relevancy = relevancy
-            result.relevancy_method = "embedding-cosine(answer,question)"
-        return result
+
+            scored = claims_and_relevancy_batch(
+                [(q, a or "", gt) for q, a, gt in items],
+                self.claim_threshold or DEFAULT_CLAIM_THRESHOLD,
+            )
+            for result, (claims, relevancy) in zip(results, scored, strict=True):
+                result.claims = claims
+                result.relevancy = relevancy
+                result.relevancy_method = RELEVANCY_METHOD
+        return results
 
 
 def _other_qualifier(seq: list[str], i: int, rel: Relation) -> bool:

@@ -48,7 +48,9 @@ FAMILIES: dict[str, Family] = {
             "| bring about | brought about | trigger | drive | drove | driven | give rise to "
             "| gave rise to | spark | provoke | set in motion | set off | fuel | responsible "
             "for | contribute to | produce change | agent | push | pushed | prompted | "
-            "precipitate | unleash | ignite | helped bring | helped cause | root of | behind",
+            "precipitate | unleash | ignite | helped bring | helped cause | root of | behind | "
+            "force behind | driving force | set ... in motion | sets ... in motion | gave impetus "
+            "| impetus for | pushed ... into | drove ... toward | drove ... into",
             "caused by | because of | due to | result of | resulted from | result "
             "from | stem from | stems from | driven by | triggered by | owing to | brought "
             "about by | product of | consequence of | sparked by | provoked by | fueled by | "
@@ -124,16 +126,19 @@ FAMILIES: dict[str, Family] = {
             "context",
             "context | backdrop | background | climate | framework | environment | "
             "atmosphere | conditions for | set the stage | sets the stage | paved the way | "
-            "stage for | ground for | soil | backdrop against | circumstances",
+            "stage for | ground for | soil | backdrop against | circumstances | setting in "
+            "| setting for | the setting | a setting | "
+            "scene for | milieu",
             "against the backdrop | in the context of | took place amid | amid | in the wake "
-            "of | shaped by | emerged from | grew out of",
+            "of | shaped by | emerged from | grew out of | set against | took shape in",
         ),
         _family(
             "function",
             "enable | enables | enabling | allow | allows | make possible | makes possible | "
             "permit | serve | serves | function | role | purpose | job | on behalf | "
             "accomplish | deliver | support | help | so that | in order to | responsible for "
-            "| achieve | supply the | power | powers | drive",
+            "| achieve | supply the | power | powers | drive | make ... possible | makes ... "
+            "possible | made ... possible",
             "enabled by | made possible by | depends on | relies on | rely on | thanks to | "
             "served by | purpose is | achieved by | accomplished by",
         ),
@@ -162,7 +167,9 @@ FAMILIES: dict[str, Family] = {
             "activate | activates | promote | promotes | stimulate | stimulates | enhance | "
             "boost | increase | speed | accelerate | upregulate | switch on | switches on | "
             "turn on | induce | encourage | strengthen | amplify | spur | favor | favour | "
-            "drive | power | powers | keep running | keeps running",
+            "drive | power | powers | keep running | keeps running | keep ... going | keeps ... "
+            "going | lets ... keep | let ... keep | lets ... continue | allows ... to continue | "
+            "keep ... running | keeps ... running | keeps ... supplied",
             "activated by | promoted by | stimulated by | boosted by | induced by | spurred "
             "by | enhanced by",
         ),
@@ -377,6 +384,9 @@ class Cue(BaseModel):
 
     stems: tuple[str, ...]
     polarity: int  # +1: "A cue B" states A -> B; -1: "B cue A" states A -> B
+    # A discontiguous cue ("make ... possible", "set ... in motion"): the words that must follow
+    # the head within a few words of the same clause; the object usually stands in the gap.
+    tail: tuple[str, ...] = ()
 
 
 class Relation(BaseModel):
@@ -394,7 +404,8 @@ class Relation(BaseModel):
 
 
 def _cue(text: str, polarity: int) -> Cue:
-    return Cue(stems=tuple(stems(text)), polarity=polarity)
+    head, _, tail = text.partition("...")
+    return Cue(stems=tuple(stems(head)), polarity=polarity, tail=tuple(stems(tail)))
 
 
 def family_of(label: str) -> tuple[str, bool] | None:

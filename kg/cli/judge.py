@@ -63,13 +63,20 @@ def validate_cmd(
     concurrency: int = typer.Option(8, help="requests in flight (LLM judge)"),
     timeout: float = typer.Option(None, help="seconds per request (LLM judge)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="do not use the response cache"),
+    limit: int = typer.Option(
+        None,
+        "--limit",
+        min=1,
+        help="judge at most N gold answers (round robin over the questions): bounds a slow "
+        "LLM judge",
+    ),
     fmt: str = typer.Option("table", "--format", help="table or json"),
     store_result: bool = typer.Option(
         True, "--store/--no-store", help="keep the result in the graph for reports"
     ),
 ) -> None:
     """Run a judge on the gold answers of questions in the graph and report its agreement."""
-    from evaluation.judge_gold import file_hash, load_gold
+    from evaluation.judge_gold import file_hash, first_answers, load_gold
     from evaluation.judge_validation import decide, store_validation, summarize, validation_table
     from evaluation.questions import load_questions
     from kg.cli.eval import _print_tables
@@ -80,7 +87,7 @@ def validate_cmd(
         fail(f"{gold}: no such gold file")
     with open_store() as store:  # a GoldFileError or bad judge setting is reported by KGGroup
         questions, _ = load_questions(store, skip_invalid=True)
-        items = load_gold(gold, questions)
+        items = first_answers(load_gold(gold, questions), limit)
         j = make_named_judge(
             judge,
             base_url=base_url,

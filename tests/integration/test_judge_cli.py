@@ -225,3 +225,29 @@ def test_llm_judge_validated_through_the_test_server(kg, store, llm_server, monk
     assert out["overall"]["kappa"]["mean"] == pytest.approx(cohen_kappa_score(j, gd))
     assert out["overall"]["judge_present"] == sum(j)
     assert latest_validations(store, ["llm:judge-model"])["llm:judge-model"]["answers"] == n_answers
+
+
+def test_limit_bounds_the_answers_an_llm_judge_is_asked(kg, store, llm_server, monkeypatch):
+    monkeypatch.setenv("EVAL_TEST_KEY", "sk-test-judge-validate")
+    llm_server.add_rule(match=PATHS_MARKER, reply=scripted_path_verdicts)
+    out = json.loads(
+        kg(
+            "judge",
+            "validate",
+            "--gold",
+            str(GOLD),
+            "--judge",
+            "judge-model",
+            "--base-url",
+            llm_server.base_url,
+            "--api-key-env",
+            "EVAL_TEST_KEY",
+            "--no-cache",
+            "--limit",
+            "3",
+            "--format",
+            "json",
+        ).stdout
+    )
+    assert len(llm_server.requests_matching(PATHS_MARKER)) == 3
+    assert out["overall"]["answers"] == 3 and out["errors"] == []

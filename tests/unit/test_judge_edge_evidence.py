@@ -181,3 +181,20 @@ def test_matched_sentence_per_edge_is_kept_for_highlighting():
     found, reverse = EdgeEvidenceJudge(faithfulness=False).path_verdicts(q, answer)
     assert found.present and found.edge_sentences == [1]
     assert not reverse.present and reverse.edge_sentences == [-1]
+
+
+def test_discontiguous_cue_with_the_object_in_its_gap():
+    """ "rain makes the flood possible": the head "makes" and the tail "possible" enclose the
+    object; a clause break or a long gap between them is no cue."""
+    q = question("rain ENABLES_FUNCTION flood", "flood ENABLES_FUNCTION rain")
+    assert present(q, "Heavy rain makes the river flood possible.") == [True, False]
+    assert present(q, "Heavy rain makes the river flood, and that is possible.") == [False, False]
+    assert present(q, "Heavy rain makes the old wide brown muddy river flood possible.") == [
+        False,
+        False,
+    ]
+
+
+def test_a_setting_is_a_context():
+    q = question("rain IS_A_CONTEXT_FOR flood")
+    assert present(q, "Heavy rain formed the setting in which the river flood happened.") == [True]

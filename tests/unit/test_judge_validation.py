@@ -10,7 +10,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from evaluation.answer_import import AnswerFileError, parse_answers
 from evaluation.judge_calibration import cross_validate, folds_by_question
-from evaluation.judge_gold import GoldFileError, load_gold
+from evaluation.judge_gold import GoldFileError, first_answers, load_gold
 from evaluation.judge_validation import (
     AnswerDecisions,
     answer_errors,
@@ -235,3 +235,13 @@ def test_cross_validation_holds_out_whole_questions(tmp_path):
     assert sorted(d.answer_id for d in cv.decisions) == sorted(g.answer_id for g in items)
     assert all(f.setting == {"cut": 10} for f in cv.folds)  # the only perfect setting
     assert cv.kappa == 1.0 and cv.chosen_on_all == {"cut": 10}
+
+
+def test_limit_takes_answers_round_robin_over_questions(tmp_path):
+    rows = [
+        _gold(f"q{q}-{k}", q, {"path_0": True, "path_1": False}) for q in (1, 2, 3) for k in (1, 2)
+    ]
+    items = load_gold(_write(tmp_path, rows), [_question(1), _question(2), _question(3)])
+    assert [g.answer_id for g in first_answers(items, 4)] == ["q1-1", "q1-2", "q2-1", "q3-1"]
+    assert [g.answer_id for g in first_answers(items, 2)] == ["q1-1", "q2-1"]
+    assert first_answers(items, None) == items and first_answers(items, 99) == items

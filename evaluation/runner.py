@@ -280,9 +280,20 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         stored = runs.stored_answers(store, spec.source_run)
         if not stored:
             raise EvalInputError(f"run {spec.source_run!r} has no stored answers to judge")
+        # the same selection as an eval run, within the source run's answers
         questions, problems = load_questions(
-            store, uids=sorted(stored), skip_invalid=spec.skip_invalid
+            store,
+            uids=sorted(stored),
+            domains=spec.domains,
+            hops=spec.hops,
+            limit=spec.limit,
+            skip_invalid=spec.skip_invalid,
         )
+        if not questions:
+            raise EvalInputError(
+                f"no answer of run {spec.source_run!r} matches the selection "
+                "(--domain/--hop/--limit)"
+            )
     else:
         questions, problems = load_questions(
             store,

@@ -163,3 +163,39 @@ def test_cli_commands(demo, tmp_path):
     assert res.exit_code == 1 and "--model" in res.output
     res = runner.invoke(app, ["eval", "run", "--responder", "cover-all", "--setting", "bogus"])
     assert res.exit_code == 1 and "bogus" in res.output
+
+
+def test_judge_run_honours_the_limit(demo):
+    """`kg eval judge --limit N` judges the first N stored answers, not all of them."""
+    from typer.testing import CliRunner
+
+    from kg.cli.main import app
+
+    _run(demo, "cover-all", run_id="cover")  # 2 answers (done above, or now)
+    res = CliRunner().invoke(
+        app,
+        ["eval", "judge", "--run", "cover", "--judge", "embedding", "--limit", "1"]
+        + ["--run-id", "rejudge-one"],
+    )
+    assert res.exit_code == 0, res.output
+    assert "1 question(s) judged now" in res.output
+    judged = demo.run_text(
+        "MATCH (a:Answer)-[:JUDGED_IN]->(:Run {uid: 'rejudge-one'}) "
+        "MATCH (a)-[:FOR]->(q:Question) RETURN q.id AS id"
+    )
+    assert [r["id"] for r in judged] == [0]  # the first question by (domain, id)
+    whole = execute(
+        demo, RunSpec(kind="judge", source_run="cover", judge="embedding", run_id="rejudge-all")
+    )
+    assert whole.completed == 2
+    with pytest.raises(EvalInputError, match="no answer of run 'cover' matches"):
+        execute(
+            demo,
+            RunSpec(
+                kind="judge",
+                source_run="cover",
+                judge="embedding",
+                domains=["no-such-domain"],
+                run_id="rejudge-none",
+            ),
+        )

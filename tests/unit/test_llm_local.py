@@ -197,3 +197,29 @@ def test_local_model_anywhere_a_model_is_accepted_fails_clearly(settings, args):
     assert result.exit_code == 1, result.output
     assert "unknown local model 'no-such-model'" in result.output
     assert "smollm2-135m" in result.output
+
+
+def test_cli_bad_input_each_names_its_fix(settings, tmp_path):
+    """Through the CLI: a missing GGUF file, a taken port, an unknown name on `kg eval run`."""
+    runner = CliRunner()
+
+    def said(result) -> str:  # the console wraps long lines
+        return " ".join(result.output.split())
+
+    missing = runner.invoke(app, ["llm", "up", "--model", str(tmp_path / "nowhere.gguf")])
+    assert missing.exit_code == 1, missing.output
+    assert "nowhere.gguf not found" in said(missing)
+    assert "smollm2-135m" in said(missing) and "Traceback" not in said(missing)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", settings.port))
+        s.listen()
+        taken = runner.invoke(app, ["llm", "up"])
+    assert taken.exit_code == 1, taken.output
+    assert f"port {settings.port} on 127.0.0.1 is taken" in said(taken)
+    assert "KG_LLM_PORT" in said(taken) and "Traceback" not in said(taken)
+    unknown = runner.invoke(
+        app, ["eval", "run", "--model", "local/no-such-model", "--judge", "edge-evidence"]
+    )
+    assert unknown.exit_code == 1, unknown.output
+    assert "unknown local model 'no-such-model'" in said(unknown)
+    assert "kg llm models" in said(unknown)

@@ -160,3 +160,82 @@ def test_one_sample_run_is_unchanged(bench, llm_server, sampling):
     for row in _answers(bench, "frs-one"):
         assert row["uid"] == answer_uid("frs-one", row["question"])
         assert row["p"]["sample"] == 0 and row["p"].get("confidence") is None
+
+
+# -- FRS aggregation in reports (known logprobs -> known top-K selection and scores) ---------
+def _expected_pas_all_present(bench, run: str) -> dict[str, float]:
+    """PAS of an answer in which every valid path is present: harmonic(|T|/|V|, 1)."""
+    rows = bench.run_text(
+        "MATCH (a:Answer {run: $run})-[:FOR]->(q:Question) WITH DISTINCT q "
+        "RETURN q.uid AS q, COUNT { (q)-[:TARGET]->(:Path) } AS t, "
+        "COUNT { (q)-[:TARGET|DISTRACTOR]->(:Path) } AS v",
+        run=run,
+    )
+    return {r["q"]: 2 * (r["t"] / r["v"]) / (r["t"] / r["v"] + 1) for r in rows}
+
+
+def test_frs_report_known_selection_and_scores(bench, sampling):
+    from evaluation.frs import QuestionAggregates
+    from evaluation.report import build_report
+
+    execute(bench, spec(sampling, run_id="frs-r"))
+    _, every = run_scores(bench, "frs-r", all_samples=True)
+    # confidences: sample 0 -2.0, sample 1 -0.2, sample 2 -0.5 -> ranking 1, 2, 0
+    assert QuestionAggregates(every, 33).selected == {q: [1] for q in {s.question for s in every}}
+    assert QuestionAggregates(every, 50).selected == {
+        q: [1, 2] for q in {s.question for s in every}
+    }
+
+    expected = _expected_pas_all_present(bench, "frs-r")
+    pas2 = {s.question: s.pas for s in every if s.sample == 2}
+    for k, want in (
+        (33, sum(expected.values()) / len(expected) * 100),
+        (50, sum((expected[q] + pas2[q]) / 2 for q in expected) / len(expected) * 100),
+    ):
+        rep = build_report(bench, ["frs-r"], top_k_percent=k, plots=False)
+        rows = {r["aggregation"]: r for r in rep.tables["frs-r_frs"].rows}
+        assert rows[f"top-{k}%"]["PAS"].mean == pytest.approx(want)
+        assert rows["first sample"]["PAS"].mean == 0.0  # sample 0: nothing present
+        assert rows[f"top-{k}%"]["PAS"].low <= want <= rows[f"top-{k}%"]["PAS"].high
+        assert all(r["flag"] == "" for r in rows.values())
+    # the per-hop tables stay the first sample's: one row per question
+    assert rep.tables["frs-r_by_hop"].rows[-1]["n"] == 4
+
+
+def test_frs_without_logprobs_falls_back_flagged(bench, llm_server, tmp_path):
+    from evaluation.report import build_report, compare_runs_frs
+
+    llm_server.reset()
+    add_sampling_model(llm_server, logprobs=False)
+
+    def cfg(role: str, **kw):
+        return llm_server.config(role=role, cache=True, cache_path=tmp_path / "c.sqlite", **kw)
+
+    execute(bench, spec(cfg, run_id="frs-nolp"))
+    rep = build_report(bench, ["frs-nolp"], top_k_percent=50, plots=False)
+    t = rep.tables["frs-nolp_frs"]
+    rows = {r["aggregation"]: r for r in t.rows}
+    assert rows["top-50%"]["flag"] == "confidence unavailable: = all samples"
+    assert rows["top-50%"]["PAS"].mean == rows["all samples"]["PAS"].mean
+    assert t.notes[0].startswith("FLAGGED: confidence unavailable for 4 of 4")
+
+    execute(bench, spec(cfg, run_id="frs-nolp-1", samples=1))
+    cmp = compare_runs_frs(bench, "frs-nolp-1", "frs-nolp", 50)
+    assert cmp is not None and len(cmp.rows) == 3 * 4
+    top = next(r for r in cmp.rows if r["aggregation"] == "top-50%" and r["metric"] == "PAS")
+    assert "B: confidence unavailable" in top["flag"] and "A: confidence unavailable" in top["flag"]
+    first = next(r for r in cmp.rows if r["aggregation"] == "first sample" and r["metric"] == "PAS")
+    assert first["n"] == 4 and first["B-A"] == 0.0  # same first answers, same scores
+
+
+def test_cli_refuses_bad_samples_and_k(bench):
+    from typer.testing import CliRunner
+
+    from kg.cli.main import app
+
+    env = {"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}
+    r = CliRunner().invoke(app, ["eval", "run", "--responder", "empty", "--samples", "0"], env=env)
+    assert r.exit_code != 0 and "--samples: must be at least 1 (got 0)" in r.output
+    for k in ("0", "150"):
+        r = CliRunner().invoke(app, ["eval", "report", "frs-r", "--top-k-percent", k], env=env)
+        assert r.exit_code != 0 and f"--top-k-percent: {float(k)} is outside (0, 100]" in r.output

@@ -1,8 +1,8 @@
 """The local model (issue 17 targets). Prints figures; the machine's load is printed beside them
 (the server shares the CPU with everything else running).
 
-    KG_BOLT_PORT=... KG_LLM_PORT=... python benchmarks/local_model.py [--threads 1,2]
-        [--requests 3] [--max-tokens 96] [--questions 4] [--skip-eval]
+    python benchmarks/local_model.py [--threads 1,2] [--requests 3] [--max-tokens 96]
+        [--questions 4] [--skip-eval]
 
 1. Generation speed of the local server (SmolLM2-135M, llama-cpp-python) for each thread
    count: completion tokens per second of wall time with 1 request at a time and with 2
@@ -14,15 +14,16 @@
    the structured-output failure rate of the judge calls (replies that were not valid JSON of
    the schema after one repair, or cut at max_tokens).
 
-The server is started and stopped through the product (kg.llm.local.server). Needs a running
-Neo4j for part 2 and ../shared/data (the benchmark questions).
+Self-contained: it starts a Neo4j with empty data and the local model server of its own, on
+free ports, through the product (benchmarks/own_servers.py), and stops both at the end. Needs
+llama-cpp-python[server], the provisioned Neo4j jars (`kg db up` once) and ../shared/data (the
+benchmark questions).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import re
 import sys
 import time
@@ -43,8 +44,9 @@ _TOTAL = re.compile(r"llama_perf_context_print:\s+total time =\s+([\d.]+) ms")
 
 
 def _load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores"
+    from own_servers import load
+
+    return load()
 
 
 async def _one(client: httpx.AsyncClient, url: str, max_tokens: int) -> int:
@@ -79,16 +81,19 @@ def speed(threads: list[int], requests: int, max_tokens: int) -> None:
     print("== 1. generation speed of the local server (completion tokens / wall second)")
     for n in threads:
         settings = get_local_settings(threads=n)
-        server.stop(settings)
-        _, secs = server.start(settings)
-        print(f"threads={n}: server answered {secs:.1f} s after launch; {_load()}")
-        for concurrent in (1, 2):
-            rate, tokens = asyncio.run(_speed(settings.base_url, requests, concurrent, max_tokens))
-            print(
-                f"  {concurrent} concurrent request(s): {rate:6.1f} tokens/s "
-                f"({tokens} tokens in {requests} round(s))"
-            )
-        server.stop(settings)
+        try:
+            _, secs = server.start(settings)
+            print(f"threads={n}: server answered {secs:.1f} s after launch; {_load()}")
+            for concurrent in (1, 2):
+                rate, tokens = asyncio.run(
+                    _speed(settings.base_url, requests, concurrent, max_tokens)
+                )
+                print(
+                    f"  {concurrent} concurrent request(s): {rate:6.1f} tokens/s in total "
+                    f"({tokens} tokens in {requests} round(s)); {_load()}"
+                )
+        finally:
+            server.stop(settings)
 
 
 def _server_ms(log: Path, offset: int) -> tuple[float, int]:
@@ -97,16 +102,15 @@ def _server_ms(log: Path, offset: int) -> tuple[float, int]:
     return sum(times), len(times)
 
 
-def evaluation(questions: int) -> None:
+def evaluation(store, questions: int) -> None:
     from construction.perspectivebench.importer import import_perspectivebench
     from evaluation.models import Setting
     from evaluation.runner import execute
     from evaluation.spec import RunSpec
     from kg.llm import LLMConfig
     from kg.llm.local import get_local_settings, server
-    from kg.store import Store
 
-    settings = get_local_settings()
+    settings = get_local_settings(threads=1)
     st, _ = server.start(settings)
     print(
         f"\n== 2. evaluation with the local model ({questions} questions, Base, responder "
@@ -127,15 +131,10 @@ def evaluation(questions: int) -> None:
         limit=questions,
         relevancy_n=0,
     )
-    with Store() as store:
-        import_perspectivebench(store, [SHARED / "perspectivebench/sample.jsonl"])
-        offset = len(st.home.log.read_text(errors="replace"))
-        summary = execute(store, spec)
-        store.run_text(
-            "MATCH (r:Run {uid: $u}) OPTIONAL MATCH (x)-[:IN_RUN|JUDGED_IN]->(r) "
-            "DETACH DELETE x, r",
-            u=run_id,
-        )
+    import_perspectivebench(store, [SHARED / "perspectivebench/sample.jsonl"])
+    offset = len(st.home.log.read_text(errors="replace"))
+    summary = execute(store, spec)
+    server.stop(settings)
     ms, n = _server_ms(st.home.log, offset)
     loop_s = summary.elapsed_s - summary.setup_s
     print(
@@ -175,9 +174,18 @@ def main() -> None:
     ap.add_argument("--skip-eval", action="store_true")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
-    speed([int(t) for t in args.threads.split(",")], args.requests, args.max_tokens)
-    if not args.skip_eval:
-        evaluation(args.questions)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from own_servers import own_servers
+
+    # the model server is started per part (thread count); Neo4j only for part 2
+    with own_servers(neo4j=not args.skip_eval, llm=False) as own:
+        print(
+            f"own servers: Neo4j bolt {own.env['KG_BOLT_PORT']}, model server port "
+            f"{own.env['KG_LLM_PORT']} (data in {own.root}, deleted at the end)"
+        )
+        speed([int(t) for t in args.threads.split(",")], args.requests, args.max_tokens)
+        if not args.skip_eval:
+            evaluation(own.store, args.questions)
 
 
 if __name__ == "__main__":

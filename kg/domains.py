@@ -23,6 +23,7 @@ class DomainInfo(BaseModel):
     concepts: int = 0
     runs: list[str] = Field(default_factory=list)
     last_build: dict[str, Any] | None = None
+    generation: int = 0  # the build generation later builds write into (`--extend`)
 
     @property
     def origin(self) -> str:
@@ -61,11 +62,20 @@ def delete(store: Store, name: str, *, keep_domain: bool = False) -> dict[str, i
 
 
 def check_build(
-    store: Store, name: str, chunk_uids: list[str], *, replace: bool, yes: bool
+    store: Store,
+    name: str,
+    chunk_uids: list[str],
+    *,
+    replace: bool,
+    yes: bool,
+    extend: bool = False,
 ) -> DomainInfo:
     """Refuse a build that would replace imported questions or change an existing build's
-    chunks, naming the choices. `replace` (with `yes`) is the caller's explicit choice."""
+    chunks, naming the choices. `replace` (with `yes`) and `extend` are the caller's explicit
+    choices."""
     d = one(store, name)
+    if replace and extend:
+        raise DomainConflict("choose one of --extend (keeps the questions) and --replace")
     if replace:
         if not yes:
             raise DomainConflict(
@@ -74,6 +84,8 @@ def check_build(
             )
         return d
     new = sorted(set(chunk_uids) - set(d.chunk_uids))
+    if extend:
+        return d  # new chunks start a new build generation beside the kept questions
     if d.imported:
         why = (
             f"domain {name!r} holds {d.imported_questions} imported question(s) "
@@ -88,6 +100,8 @@ def check_build(
     else:
         return d  # a new domain, or a rerun/resume of the same build
     raise DomainConflict(
-        f"{why}. Choose: a new domain name (`kg build NEW_NAME ...`), or `--replace --yes` "
-        "(deletes the domain's questions; the runs that referenced them are kept and marked)"
+        f"{why}. Choose: a new domain name (`kg build NEW_NAME ...`), `--extend` (adds new "
+        "questions with new ids; the existing questions, their ids and the runs that "
+        "reference them stay as they are), or `--replace --yes` (deletes the domain's "
+        "questions; the runs that referenced them are kept and marked)"
     )

@@ -46,8 +46,11 @@ def perspective_uid(domain: str, seq: list[str], level: str, focus: list[str]) -
     return content_uid(domain, "perspective", *seq, level, *focus)
 
 
-def build_step_uid(domain: str, stage: str, item: str) -> str:
-    """Resume state: one BuildStep per finished (stage, item)."""
+def build_step_uid(domain: str, stage: str, item: str, generation: int = 0) -> str:
+    """Resume state: one BuildStep per finished (stage, item) of a build generation (the first
+    generation's uids are those of builds before `--extend` existed)."""
+    if generation:
+        return content_uid(domain, stage, item, generation)
     return content_uid(domain, stage, item)
 
 

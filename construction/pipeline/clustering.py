@@ -141,8 +141,12 @@ def run(ctx: BuildContext) -> StageReport:
                 else " (no reduction)"
             )
         )
-        rows = concept_rows(ctx, facts, vecs, result)
-        members = membership_rows(facts, vecs, result, cfg.key_evidence, ctx.domain)
+        # Keys of a later build generation continue after the earlier ones' (`--extend`).
+        offset = ctx.store.query(
+            "pipeline/concept_key_offset", domain=ctx.domain, generation=ctx.generation
+        )[0]["offset"]
+        rows = concept_rows(ctx, facts, vecs, result, offset)
+        members = membership_rows(facts, vecs, result, cfg.key_evidence, ctx.domain, offset)
         outliers = sum(1 for label in result.labels if label < 0)
         share = outliers / len(result.labels)
         rep.counts.update(
@@ -163,13 +167,25 @@ def run(ctx: BuildContext) -> StageReport:
         steps = [ctx.step_row(STAGE, "domain", input_hash)]
 
         def work(tx) -> None:
-            # Re-clustering replaces the domain's concepts and everything built on them.
-            ctx.store.tx_query(tx, "pipeline/delete_concepts", domain=ctx.domain)
+            # Re-clustering replaces this generation's concepts and everything built on them;
+            # earlier generations (`--extend`) stay.
             ctx.store.tx_query(
-                tx, "pipeline/state_clear", domain=ctx.domain, stages=[STAGE, *DOWNSTREAM]
+                tx, "pipeline/delete_concepts", domain=ctx.domain, generation=ctx.generation
             )
             ctx.store.tx_query(
-                tx, "pipeline/write_concepts", rows=rows, provenance=prov, domain=ctx.domain
+                tx,
+                "pipeline/state_clear",
+                stages=[STAGE, *DOWNSTREAM],
+                domain=ctx.domain,
+                generation=ctx.generation,
+            )
+            ctx.store.tx_query(
+                tx,
+                "pipeline/write_concepts",
+                rows=rows,
+                provenance=prov,
+                domain=ctx.domain,
+                generation=ctx.generation,
             )
             ctx.store.tx_query(tx, "pipeline/write_memberships", rows=members, provenance=prov)
             ctx.store.tx_query(tx, "pipeline/state_mark_done", rows=steps)
@@ -180,7 +196,7 @@ def run(ctx: BuildContext) -> StageReport:
 
 
 def concept_rows(
-    ctx: BuildContext, facts: list[dict], vecs: np.ndarray, result: Clustering
+    ctx: BuildContext, facts: list[dict], vecs: np.ndarray, result: Clustering, offset: int = 0
 ) -> list[dict]:
     labels = np.asarray(result.labels)
     n = int(labels.max()) + 1 if len(labels) else 0
@@ -192,7 +208,7 @@ def concept_rows(
         idx = np.nonzero(labels == k)[0]
         centroid = vecs[idx].mean(axis=0)
         central = idx[int(np.argmax(vecs[idx] @ centroid))]
-        key = f"topic_{k}"
+        key = f"topic_{offset + k}"
         rows.append(
             {
                 "uid": content_uid(ctx.domain, key),
@@ -228,7 +244,12 @@ def mention_terms(ranked: list[list[tuple[str, float]]]) -> list[list[str]]:
 
 
 def membership_rows(
-    facts: list[dict], vecs: np.ndarray, result: Clustering, key_evidence: int, domain: str
+    facts: list[dict],
+    vecs: np.ndarray,
+    result: Clustering,
+    key_evidence: int,
+    domain: str,
+    offset: int = 0,
 ) -> list[dict]:
     """IN_CONCEPT rows: prob, and rank for the concept's Key Evidence (most central first)."""
     labels = np.asarray(result.labels)
@@ -242,10 +263,10 @@ def membership_rows(
             rows.append(
                 {
                     "fact": facts[i]["uid"],
-                    "concept": concept_uid(domain, f"topic_{k}"),
+                    "concept": concept_uid(domain, f"topic_{offset + k}"),
                     "prob": round(float(result.probs[i]), 4),
                     "rank": rank if rank < key_evidence else None,
-                    "soft_keys": [f"topic_{j}" for j, p in enumerate(soft) if p > 0],
+                    "soft_keys": [f"topic_{offset + j}" for j, p in enumerate(soft) if p > 0],
                     "soft_probs": [p for p in soft if p > 0],
                 }
             )
@@ -258,7 +279,7 @@ def membership_rows(
                     "concept": None,
                     "prob": 0.0,
                     "rank": None,
-                    "soft_keys": [f"topic_{j}" for j, p in enumerate(soft) if p > 0],
+                    "soft_keys": [f"topic_{offset + j}" for j, p in enumerate(soft) if p > 0],
                     "soft_probs": [p for p in soft if p > 0],
                 }
             )

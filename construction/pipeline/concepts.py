@@ -63,6 +63,7 @@ def run(ctx: BuildContext) -> StageReport:
         concepts = ctx.store.query(
             "pipeline/concepts_with_evidence",
             domain=ctx.domain,
+            generation=ctx.generation,
             limit=ctx.config.key_evidence if ctx.llm else 100000,
         )
         todo = ctx.pending(STAGE, rep, concepts)

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kg.build")
 
+# Stages whose output (chunks, facts, vectors) every build generation of a domain shares; the
+# later stages write concepts, edges, paths and questions of one generation (`--extend`).
+SHARED_STAGES = ("chunks", "facts", "embeddings")
+
 
 @dataclass
 class StageReport:
@@ -66,6 +70,7 @@ class BuildContext:
     llm: BuildLLM | None = None
     progress: ProgressFactory | None = None
     reports: dict[str, StageReport] = field(default_factory=dict)
+    generation: int = 0  # the build generation this pass writes (`kg build --extend`)
 
     @property
     def domain(self) -> str:
@@ -94,9 +99,17 @@ class BuildContext:
             sort_keys=True,
         )
 
+    def generation_of(self, stage: str) -> int:
+        return 0 if stage in SHARED_STAGES else self.generation
+
     # -- resume state ---------------------------------------------------------------------
     def done_items(self, stage: str) -> dict[str, str | None]:
-        rows = self.store.query("pipeline/state_done_items", domain=self.domain, stage=stage)
+        rows = self.store.query(
+            "pipeline/state_done_items",
+            domain=self.domain,
+            stage=stage,
+            generation=self.generation_of(stage),
+        )
         return {r["item"]: r["input_hash"] for r in rows}
 
     def pending(
@@ -113,13 +126,15 @@ class BuildContext:
         return todo
 
     def step_row(self, stage: str, item: str, input_hash: str | None = None) -> dict[str, Any]:
+        generation = self.generation_of(stage)
         return {
-            "uid": build_step_uid(self.domain, stage, item),
+            "uid": build_step_uid(self.domain, stage, item, generation),
             "domain": self.domain,
             "stage": stage,
             "item": item,
             "input_hash": input_hash,
             "run": self.run_uid,
+            "generation": generation,
         }
 
     def mark_done(self, stage: str, items: Iterable[str], input_hash: str | None = None) -> None:
@@ -145,7 +160,13 @@ class BuildContext:
         self.store.transaction(work)
 
     def clear_state(self, stages: list[str]) -> None:
-        self.store.query("pipeline/state_clear", domain=self.domain, stages=stages)
+        for generation in sorted({self.generation_of(s) for s in stages}):
+            self.store.query(
+                "pipeline/state_clear",
+                domain=self.domain,
+                stages=[s for s in stages if self.generation_of(s) == generation],
+                generation=generation,
+            )
 
     # -- reporting ------------------------------------------------------------------------
     @contextmanager

@@ -12,13 +12,18 @@ STAGE = "embeddings"
 
 
 def duplicate_pairs(
-    uids: list[str], vecs: np.ndarray, threshold: float
+    uids: list[str], vecs: np.ndarray, threshold: float, kept: frozenset[str] = frozenset()
 ) -> list[tuple[str, str, float]]:
     """(keep, duplicate, cosine): each duplicate is folded into the first fact of its group
-    (source order), found by connected components over cosine >= threshold."""
+    (source order), found by connected components over cosine >= threshold. Facts in `kept`
+    (used by an earlier build generation) come first and are never folded away."""
     n = len(uids)
     if n < 2:
         return []
+    if kept:
+        order = sorted(range(n), key=lambda i: uids[i] not in kept)  # stable: source order
+        out = duplicate_pairs([uids[i] for i in order], vecs[order], threshold)
+        return [p for p in out if p[1] not in kept]
     parent = list(range(n))
 
     def find(i: int) -> int:
@@ -72,7 +77,14 @@ def run(ctx: BuildContext) -> StageReport:
         facts = ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)
         uids = [f["uid"] for f in facts]
         vecs = np.asarray([f["embedding"] for f in facts], dtype=np.float32)
-        pairs = duplicate_pairs(uids, vecs, ctx.config.duplicate_cosine)
+        # Facts an earlier generation's concepts or questions use stay (`kg build --extend`).
+        kept = frozenset(
+            r["uid"]
+            for r in ctx.store.query(
+                "pipeline/kept_facts", domain=ctx.domain, generation=ctx.generation
+            )
+        )
+        pairs = duplicate_pairs(uids, vecs, ctx.config.duplicate_cosine, kept)
         if pairs:
             rows = [{"keep": k, "dup": d, "cosine": c} for k, d, c in pairs]
             # One transaction: either every duplicate of this pass is merged or none.

@@ -57,7 +57,9 @@ def quoted_facts(reply: EvidenceReply, candidates: list[dict], rep: StageReport)
 
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
-        questions = ctx.store.query("pipeline/evidence_inputs", domain=ctx.domain)
+        questions = ctx.store.query(
+            "pipeline/evidence_inputs", domain=ctx.domain, generation=ctx.generation
+        )
         todo = ctx.pending(STAGE, rep, questions)
         if ctx.llm:
             _run_llm(ctx, rep, todo)

@@ -101,7 +101,9 @@ def kept_pairs(scores: PairScores, cfg: BuildConfig) -> list[tuple[int, int, int
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
-        facts = ctx.store.query("pipeline/pair_inputs", domain=ctx.domain)
+        facts = ctx.store.query(
+            "pipeline/pair_inputs", domain=ctx.domain, generation=ctx.generation
+        )
         rep.items = 1
         params = (
             cfg.min_pair_score,
@@ -153,7 +155,10 @@ def run(ctx: BuildContext) -> StageReport:
         ctx.write_items(
             STAGE,
             [
-                ("pipeline/delete_candidates", {"domain": ctx.domain}),
+                (
+                    "pipeline/delete_candidates",
+                    {"domain": ctx.domain, "generation": ctx.generation},
+                ),
                 ("pipeline/write_candidates", {"rows": rows}),
             ],
             ["domain"],

@@ -36,7 +36,9 @@ def theme_of(level: str, focus: list[str]) -> str:
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
-        edges = ctx.store.query("pipeline/domain_edge_uids", domain=ctx.domain)
+        edges = ctx.store.query(
+            "pipeline/domain_edge_uids", domain=ctx.domain, generation=ctx.generation
+        )
         one_min, multi_min, multi_max = cfg.group_rules(offline=ctx.llm is None)
         params = (cfg.max_hops, one_min, multi_min, multi_max)
         input_hash = content_uid(fingerprint([e["uid"] for e in edges]), *params)
@@ -48,6 +50,7 @@ def run(ctx: BuildContext) -> StageReport:
         groups = ctx.store.query(
             "pipeline/enumerate_paths",
             domain=ctx.domain,
+            generation=ctx.generation,
             max_hops=cfg.max_hops,
             one_hop_min=one_min,
             multi_min=multi_min,
@@ -74,20 +77,29 @@ def run(ctx: BuildContext) -> StageReport:
                         "start_uid": concept_uid(ctx.domain, keys[0]),
                         "end_uid": concept_uid(ctx.domain, keys[-1]),
                         "provenance": prov,
+                        "generation": ctx.generation,
                     }
                 )
         rep.counts["paths"] = len(rows)
         rep.counts["sequences"] = len(groups)
 
         def write_paths(tx) -> None:
-            ctx.store.tx_query(tx, "pipeline/delete_paths", domain=ctx.domain)
             ctx.store.tx_query(
-                tx, "pipeline/state_clear", domain=ctx.domain, stages=["questions", "evidence"]
+                tx, "pipeline/delete_paths", domain=ctx.domain, generation=ctx.generation
+            )
+            ctx.store.tx_query(
+                tx,
+                "pipeline/state_clear",
+                stages=["questions", "evidence"],
+                domain=ctx.domain,
+                generation=ctx.generation,
             )
             ctx.store.tx_query(tx, "pipeline/write_paths", rows=rows)
 
         ctx.store.transaction(write_paths)
-        groups = ctx.store.query("pipeline/group_perspectives", domain=ctx.domain)
+        groups = ctx.store.query(
+            "pipeline/group_perspectives", domain=ctx.domain, generation=ctx.generation
+        )
         views = [
             {
                 "uid": perspective_uid(ctx.domain, g["seq"], g["level"], g["focus"]),
@@ -101,6 +113,7 @@ def run(ctx: BuildContext) -> StageReport:
                 "targets": g["targets"],
                 "distractors": g["distractors"],
                 "provenance": prov,
+                "generation": ctx.generation,
             }
             for g in groups
         ]

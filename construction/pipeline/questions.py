@@ -57,6 +57,7 @@ def question_row(
         "perspective": v["uid"],
         "hop": max(p["hops"] for p in v["targets"]),
         "provenance": provenance,
+        "generation": ctx.generation,
         "valid": valid_paths(v),
         "pool": pool(ctx, v["concept_keys"]),
     }
@@ -64,10 +65,19 @@ def question_row(
 
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
-        views = ctx.store.query("pipeline/perspectives_for_questions", domain=ctx.domain)
+        views = ctx.store.query(
+            "pipeline/perspectives_for_questions", domain=ctx.domain, generation=ctx.generation
+        )
         todo = ctx.pending(STAGE, rep, views)
         usable = [v for v in todo if v["targets"] and v["distractors"]]
         rep.skipped += len(todo) - len(usable)
+        # A later generation (`kg build --extend`) asks about its new chunks only: the earlier
+        # chunks' perspectives were asked by the generation that built them.
+        stale = [v for v in usable if not v["fresh"]]
+        if stale:
+            rep.note(f"{len(stale)} perspectives over earlier chunks only: not asked again")
+            rep.skipped += len(stale)
+            usable = [v for v in usable if v["fresh"]]
         max_id = ctx.store.query("pipeline/max_question_id", domain=ctx.domain)[0]["max_id"]
         next_id = -1 if max_id is None else int(max_id)
         ids = {}

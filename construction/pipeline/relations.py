@@ -117,7 +117,10 @@ def run(ctx: BuildContext) -> StageReport:
             _run_offline(ctx, rep)
             return rep
         pairs = ctx.store.query(
-            "pipeline/candidate_pairs", domain=ctx.domain, limit=ctx.config.key_evidence
+            "pipeline/candidate_pairs",
+            domain=ctx.domain,
+            generation=ctx.generation,
+            limit=ctx.config.key_evidence,
         )
         todo = ctx.pending(STAGE, rep, pairs, item=pair_item)
         _run_llm(ctx, rep, todo)
@@ -157,7 +160,13 @@ def _ordered_facts(facts: list[dict]) -> list[list[dict]]:
     groups = []
     for rows in by_chunk.values():
         text = rows[0]["chunk_text"] or ""
-        rows.sort(key=lambda f: (text.find(f["text"]) if f["text"] in text else 10**9, f["uid"]))
+        rows.sort(
+            key=lambda f: (
+                text.find(f["text"]) if f["text"] in text else 10**9,
+                f["text"],
+                f["uid"],
+            )
+        )
         groups.append(rows)
     return groups
 
@@ -250,7 +259,9 @@ def evidence_edges(
 def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
     assert ctx.palette is not None
     cfg = ctx.config
-    concepts = ctx.store.query("pipeline/relation_concepts", domain=ctx.domain)
+    concepts = ctx.store.query(
+        "pipeline/relation_concepts", domain=ctx.domain, generation=ctx.generation
+    )
     facts = ctx.store.query("pipeline/relation_facts", domain=ctx.domain)
     labels = [label_cues(r) for r in ctx.palette.relations()]
     input_hash = content_uid(
@@ -295,7 +306,7 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
     ctx.write_items(
         STAGE,
         [
-            ("pipeline/delete_relations", {"domain": ctx.domain}),
+            ("pipeline/delete_relations", {"domain": ctx.domain, "generation": ctx.generation}),
             ("pipeline/write_relations", {"rows": rows}),
         ],
         ["domain"],

@@ -107,7 +107,8 @@ def write_chunks(
         done = ctx.done_items("chunks")
         rep.items, rep.resumed = len(items), sum(1 for c in items if c.uid in done)
         prov = ctx.provenance("chunks", source=",".join(p.name for p in chunk_paths))
-        rows = [{**c.model_dump(), "provenance": prov} for c in items]
+        # A chunk is new in the generation that first wrote it (`--extend`).
+        rows = [{**c.model_dump(), "provenance": prov, "generation": ctx.generation} for c in items]
         ctx.write_items(
             "chunks", [("pipeline/write_chunks", {"rows": rows})], [c.uid for c in items]
         )
@@ -128,12 +129,17 @@ def build_domain(
     allow_partial: bool = False,
     replace: bool = False,
     yes: bool = False,
+    extend: bool = False,
 ) -> BuildResult:
     """Run the build for one domain. `only` = the stages to run (default all, each resuming
     its finished items); `from_stage` resets that stage and every later one, then runs them.
 
     A stage whose items failed ends the build `incomplete` before the next stage (which would
-    build on partial input) unless `allow_partial`; a rerun resumes the failed items."""
+    build on partial input) unless `allow_partial`; a rerun resumes the failed items.
+
+    `extend` with chunks the domain does not hold yet starts a new build generation: its
+    concepts, edges, paths and questions are written beside the earlier generations' (new keys,
+    new question ids), which stay as they are with the runs that reference them."""
     for name in [from_stage, *(only or [])]:
         if name is not None and name not in STAGES:
             raise InputError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
@@ -157,8 +163,20 @@ def build_domain(
         # Never overwrite a domain by surprise: imported questions, or chunks that change an
         # existing build, need an explicit choice (DomainConflict names them).
         found = domains.check_build(
-            store, config.domain, [c.uid for c in chunk_items], replace=replace, yes=yes
+            store,
+            config.domain,
+            [c.uid for c in chunk_items],
+            replace=replace,
+            yes=yes,
+            extend=extend,
         )
+        generation = _generation(found, [c.uid for c in chunk_items], replace, extend)
+        if generation and from_stage in ("chunks", "facts", "embeddings"):
+            raise InputError(
+                f"--from-stage {from_stage}: domain {config.domain!r} was extended (build "
+                f"generation {generation}); its earlier questions use these facts. Rerun from "
+                "clusters or later, or rebuild it with --replace --yes"
+            )
         if replace and found.exists:
             gone = domains.delete(store, config.domain, keep_domain=True)
             log.warning(
@@ -166,6 +184,10 @@ def build_domain(
                 gone["nodes_deleted"],
                 config.domain,
                 gone["runs_marked"],
+            )
+        if generation != found.generation:
+            store.query(
+                "pipeline/domain_set_generation", domain=config.domain, generation=generation
             )
         if chunk_items:
             domains.mark(store, [config.domain], built=True)
@@ -182,7 +204,20 @@ def build_domain(
             only,
             progress,
             allow_partial,
+            generation,
         )
+
+
+def _generation(
+    found: domains.DomainInfo, chunk_uids: list[str], replace: bool, extend: bool
+) -> int:
+    """The build generation this pass writes: a new one when `--extend` brings chunks the
+    domain does not hold, else the current one (a rerun resumes it); 0 after `--replace`."""
+    if replace:
+        return 0
+    if extend and found.exists and set(chunk_uids) - set(found.chunk_uids):
+        return found.generation + 1
+    return found.generation
 
 
 def _build_leased(
@@ -198,10 +233,17 @@ def _build_leased(
     only: list[str] | None,
     progress: ProgressFactory | None,
     allow_partial: bool,
+    generation: int = 0,
 ) -> BuildResult:
     started = time.perf_counter()
     ctx = BuildContext(
-        store=store, config=config, palette=palette, run_uid=run_uid, llm=llm, progress=progress
+        store=store,
+        config=config,
+        palette=palette,
+        run_uid=run_uid,
+        llm=llm,
+        progress=progress,
+        generation=generation,
     )
     stages = list(only or STAGES)
     if from_stage:
@@ -305,7 +347,7 @@ def _reset_from(ctx: BuildContext, stage: str) -> None:
     later = [s for s in STAGES if STAGES.index(s) >= STAGES.index(stage)]
     for s in later:
         for query in _RESET.get(s, []):
-            ctx.store.query(query, domain=ctx.domain)
+            ctx.store.query(query, domain=ctx.domain, generation=ctx.generation)
     ctx.clear_state([s for s in later if s != "chunks"])
     log.info("reset stages %s of domain %s", ", ".join(later), ctx.domain)
 

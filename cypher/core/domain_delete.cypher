@@ -18,7 +18,7 @@ CALL () {
   OPTIONAL MATCH (d:Domain {name: $domain})
   FOREACH (_ IN CASE WHEN $keep_domain OR d IS NULL THEN [] ELSE [1] END | DETACH DELETE d)
   FOREACH (_ IN CASE WHEN $keep_domain AND d IS NOT NULL THEN [1] ELSE [] END |
-    SET d.imported = false, d.built = false)
+    SET d.imported = false, d.built = false, d.generation = 0)
   RETURN count(d) AS domains
 }
 RETURN runs_marked, nodes_deleted

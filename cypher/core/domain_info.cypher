@@ -28,4 +28,5 @@ CALL (name) {
 RETURN name, d IS NOT NULL OR questions > 0 OR size(chunk_uids) > 0 AS exists,
        coalesce(d.imported, false) OR imported_q > 0 AS imported,
        coalesce(d.built, false) OR size(chunk_uids) > 0 AS built,
-       questions, imported_q AS imported_questions, chunk_uids, concepts, runs, last_build
+       questions, imported_q AS imported_questions, chunk_uids, concepts, runs, last_build,
+       coalesce(d.generation, 0) AS generation

@@ -1,5 +1,6 @@
 // Concepts of a domain with their facts, key evidence first (summaries, relations, names).
 MATCH (c:Concept {domain: $domain})
+WHERE coalesce(c.generation, 0) = $generation
 OPTIONAL MATCH (f:Fact)-[r:IN_CONCEPT]->(c)
 WITH c, f, r
 ORDER BY c.key, coalesce(r.rank, 1000000), r.prob DESC, f.text, f.uid

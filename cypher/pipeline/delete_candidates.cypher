@@ -1,3 +1,4 @@
 // Forget a domain's candidate pairs before writing the new set.
-MATCH (:Concept {domain: $domain})-[r:CANDIDATE]->(:Concept)
+MATCH (a:Concept {domain: $domain})-[r:CANDIDATE]->(:Concept)
+WHERE coalesce(a.generation, 0) = $generation
 DELETE r

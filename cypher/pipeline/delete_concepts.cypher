@@ -2,7 +2,8 @@
 // questions); facts, chunks and entities stay.
 CALL () {
   MATCH (n {domain: $domain})
-  WHERE n:Concept OR n:Path OR n:Perspective OR n:Question
+  WHERE (n:Concept OR n:Path OR n:Perspective OR n:Question)
+    AND coalesce(n.generation, 0) = $generation
   RETURN collect(n) AS gone
 }
 CALL () {

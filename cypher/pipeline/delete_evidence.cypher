@@ -1,3 +1,4 @@
 // `--from-stage evidence`: remove a domain's focused evidence links.
-MATCH (:Question {domain: $domain})-[e:EVIDENCE]->(:Fact)
+MATCH (q:Question {domain: $domain})-[e:EVIDENCE]->(:Fact)
+WHERE coalesce(q.generation, 0) = $generation
 DELETE e

@@ -1,3 +1,4 @@
 // `--from-stage relations`: remove a domain's labeled edges.
-MATCH (:Concept {domain: $domain})-[r:RELATES]->(:Concept)
+MATCH (a:Concept {domain: $domain})-[r:RELATES]->(:Concept)
+WHERE coalesce(a.generation, 0) = $generation
 DELETE r

@@ -1,3 +1,4 @@
 // Uids of a domain's RELATES edges (decides whether paths must be re-enumerated).
-MATCH (:Concept {domain: $domain})-[r:RELATES]->(:Concept)
+MATCH (a:Concept {domain: $domain})-[r:RELATES]->(:Concept)
+WHERE coalesce(a.generation, 0) = $generation
 RETURN r.uid AS uid

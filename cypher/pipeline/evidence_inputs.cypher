@@ -1,5 +1,6 @@
 // Stage 9 input: each question with its target paths' reasons and the facts of its concepts.
 MATCH (q:Question {domain: $domain})
+WHERE coalesce(q.generation, 0) = $generation
 CALL (q) {
   MATCH (q)-[:TARGET]->(t:Path)
   WITH t ORDER BY t.signature

@@ -2,6 +2,7 @@
 // the relation categories at the hops where the labels differ (the relation labels there when
 // every path has the same categories). A group is kept when some valid path lies outside it.
 MATCH (p:Path {domain: $domain})
+WHERE coalesce(p.generation, 0) = $generation
 WITH p ORDER BY p.signature  // fixed member order (uids hash the domain name)
 WITH p.concept_keys AS seq, collect(p) AS paths
 WITH seq, paths, [q IN paths | q.uid] AS all_uids, [i IN range(0, size(seq) - 2)

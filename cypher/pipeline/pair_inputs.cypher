@@ -1,6 +1,7 @@
 // Stage 5 input: every clustered fact with its concept, chunk positions, entities and soft
 // memberships (the scores are computed set-wise over these rows with numpy).
 MATCH (f:Fact {domain: $domain})-[:IN_CONCEPT]->(c:Concept)
+WHERE coalesce(c.generation, 0) = $generation
 CALL (f) {
   MATCH (f)-[:FROM]->(ch:Chunk)
   RETURN collect([ch.source, ch.ordinal]) AS positions

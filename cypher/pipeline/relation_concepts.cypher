@@ -1,5 +1,6 @@
 // Offline relations: every concept of a domain with the phrases that recognize it in a sentence.
 MATCH (c:Concept {domain: $domain})
+WHERE coalesce(c.generation, 0) = $generation
 RETURN c.uid AS uid, c.key AS key, c.name AS name, coalesce(c.terms, []) AS terms,
        coalesce(c.topic_words, []) AS topic_words
 ORDER BY toInteger(split(c.key, '_')[-1]), c.key

@@ -3,7 +3,7 @@ UNWIND $rows AS row
 MERGE (v:Perspective {uid: row.uid})
 SET v.domain = row.domain, v.concept_keys = row.concept_keys, v.hops = row.hops,
     v.level = row.level, v.focus = row.focus, v.categories = row.categories, v.theme = row.theme,
-    v.provenance = row.provenance
+    v.provenance = row.provenance, v.generation = row.generation
 WITH v, row
 CALL (v, row) {
   UNWIND row.targets AS t

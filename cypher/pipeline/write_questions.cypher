@@ -5,7 +5,7 @@ MATCH (v:Perspective {uid: row.perspective})
 MERGE (d:Domain {name: row.domain})
 MERGE (q:Question {uid: row.uid})
 SET q.id = row.id, q.domain = row.domain, q.theme = row.theme, q.text = row.text,
-    q.hop = row.hop, q.provenance = row.provenance
+    q.hop = row.hop, q.provenance = row.provenance, q.generation = row.generation
 MERGE (q)-[:IN_DOMAIN]->(d)
 MERGE (q)-[a:ASKS]->(v)
 SET a.provenance = row.provenance

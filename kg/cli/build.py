@@ -165,6 +165,12 @@ def register(app: typer.Typer) -> None:
             "needs --yes",
         ),
         yes: bool = typer.Option(False, "--yes", help="confirm --replace"),
+        extend: bool = typer.Option(
+            False,
+            "--extend",
+            help="build more chunks into an existing domain as new questions with new ids; "
+            "its questions, their ids and the runs that reference them stay",
+        ),
         allow_partial: bool = typer.Option(
             False,
             "--allow-partial",
@@ -264,6 +270,7 @@ def register(app: typer.Typer) -> None:
                 allow_partial=allow_partial,
                 replace=replace,
                 yes=yes,
+                extend=extend,
                 progress=lambda label, total: _Bar(progress, label, total),
             )
             report = None

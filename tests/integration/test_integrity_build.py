@@ -217,3 +217,136 @@ def test_changed_chunks_are_refused_and_replace_marks_the_runs(store, tmp_path):
     assert res.exit_code == 0, res.output
     assert not domains.one(store, "grow").exists
     assert store.run_text("MATCH (r:Run {uid: 'old-run'}) RETURN count(r) AS n")[0]["n"] == 1
+
+
+def _questions(store, domain: str) -> list[dict]:
+    """Every question of a domain with what a stored run depends on: uid, id, text, its paths
+    (uids, target or distractor) and its evidence facts."""
+    return store.run_text(
+        """MATCH (q:Question {domain: $d})
+           CALL (q) {
+             MATCH (q)-[r:TARGET|DISTRACTOR]->(p:Path)
+             WITH r, p ORDER BY r.pos
+             RETURN collect([type(r), r.pos, p.uid, p.signature]) AS paths
+           }
+           CALL (q) {
+             MATCH (q)-[e:EVIDENCE]->(f:Fact)
+             WITH e, f ORDER BY e.rank
+             RETURN collect([e.rank, f.uid, f.text]) AS evidence
+           }
+           RETURN q.uid AS uid, q.id AS id, q.text AS text, paths, evidence ORDER BY q.id""",
+        d=domain,
+    )
+
+
+def _report_files(out: Path) -> dict[str, str | None]:
+    """The report's tables by file name (figures by name only: their bytes are a renderer's)."""
+    return {
+        p.name: None if p.suffix == ".png" else p.read_text(encoding="utf-8")
+        for p in sorted(out.iterdir())
+        if p.is_file()
+    }
+
+
+def test_extend_adds_new_questions_and_keeps_old_ones_and_their_run(
+    store, llm_server, tmp_path, monkeypatch
+):
+    _script(llm_server)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    model = ["--model", "test-model", "--base-url", llm_server.base_url]
+    first = _small_chunks(tmp_path, 12)
+    (tmp_path / "all").mkdir()
+    grown = tmp_path / "all" / "chunks.json"
+    grown.write_text(json.dumps(json.loads((DEMO / "chunks.json").read_text())[:18]))
+    runner = CliRunner()
+    env = {"COLUMNS": "400"}
+    res = runner.invoke(
+        app,
+        ["build", "zq_ext", "--chunks", str(first), "--palette", str(DEMO / "palette.json")]
+        + model,
+        env=env,
+    )
+    assert res.exit_code == 0, res.output
+    old = _questions(store, "zq_ext")
+    assert old, "the first build holds questions"
+    # an eval run on the first build's questions (offline responder and judge), reported
+    res = runner.invoke(
+        app,
+        [
+            "eval",
+            "run",
+            "--responder",
+            "cover-all",
+            "--setting",
+            "oracle",
+            "--run-id",
+            "zq-ext-old",
+            "--domain",
+            "zq_ext",
+        ],
+        env=env,
+    )
+    assert res.exit_code == 0, res.output
+    before_out, after_out = tmp_path / "before", tmp_path / "after"
+    res = runner.invoke(app, ["eval", "report", "zq-ext-old", "--out", str(before_out)], env=env)
+    assert res.exit_code == 0, res.output
+    counts = store.node_counts()
+
+    # more chunks without a choice: refused, naming the three choices, nothing written
+    res = runner.invoke(app, ["build", "zq_ext", "--chunks", str(grown)] + model, env=env)
+    assert res.exit_code != 0
+    flat = " ".join(res.output.split())
+    assert "add 6 new one(s)" in flat
+    for choice in ("new domain name", "--extend", "--replace --yes"):
+        assert choice in flat, flat
+    assert {k: v for k, v in store.node_counts().items() if k != "Lease"} == {
+        k: v for k, v in counts.items() if k != "Lease"
+    }
+
+    res = runner.invoke(
+        app, ["build", "zq_ext", "--chunks", str(grown), "--extend"] + model, env=env
+    )
+    assert res.exit_code == 0, res.output
+    after = _questions(store, "zq_ext")
+    kept = [q for q in after if q["uid"] in {o["uid"] for o in old}]
+    assert kept == old  # same uids, ids, texts, paths and evidence
+    new = [q for q in after if q["uid"] not in {o["uid"] for o in old}]
+    assert new, "the extension adds questions"
+    assert min(q["id"] for q in new) > max(q["id"] for q in old)
+    for q in new:  # complete questions, on paths of their own generation
+        kinds = {kind for kind, *_ in q["paths"]}
+        assert kinds == {"TARGET", "DISTRACTOR"}
+        assert not {p[2] for p in q["paths"]} & {p[2] for o in old for p in o["paths"]}
+    assert domains.one(store, "zq_ext").generation == 1
+    # the old run is reported exactly as before
+    res = runner.invoke(app, ["eval", "report", "zq-ext-old", "--out", str(after_out)], env=env)
+    assert res.exit_code == 0, res.output
+    assert _report_files(after_out) == _report_files(before_out)
+
+    # a rerun of the extension resumes it: nothing new, no third generation
+    res = runner.invoke(
+        app, ["build", "zq_ext", "--chunks", str(grown), "--extend"] + model, env=env
+    )
+    assert res.exit_code == 0, res.output
+    assert _questions(store, "zq_ext") == after
+    assert domains.one(store, "zq_ext").generation == 1
+
+
+def test_a_killed_build_is_listed_interrupted_not_running(store):
+    # what a `kill -9`ed build leaves: its Run still says running, and no lease is held
+    store.run_text(
+        "MERGE (d:Domain {name: 'zq_killed'}) SET d.built = true "
+        "MERGE (r:Run {uid: 'zq-killed-build'}) SET r.kind = 'build', r.domain = 'zq_killed',"
+        " r.status = 'running', r.started_at = '2026-01-01T00:00:00+00:00'"
+    )
+    listed = CliRunner().invoke(app, ["domain", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    row = next(d for d in json.loads(listed.output) if d["name"] == "zq_killed")
+    assert row["last_build"]["status"] == "interrupted"
+    from kg import leases
+
+    with leases.hold(store, "build:zq_killed", "zq-killed-build", "build"):
+        listed = CliRunner().invoke(app, ["domain", "list", "--json"])
+        row = next(d for d in json.loads(listed.output) if d["name"] == "zq_killed")
+        assert row["last_build"]["status"] == "running"  # its process is alive
+    assert domains.delete(store, "zq_killed")["nodes_deleted"] == 0

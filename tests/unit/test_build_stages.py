@@ -31,6 +31,14 @@ def test_near_duplicates_fold_into_the_first_of_their_group():
     assert duplicate_pairs(["a"], vecs[:1], 0.95) == []
 
 
+def test_facts_an_earlier_generation_uses_are_never_folded_away():
+    # "b" and "d" are used by an earlier build generation (`--extend`): "a", the first fact of
+    # the group, is folded into "b", and "d" (a duplicate, but used) is not merged at all
+    vecs = _unit([[1, 0, 0], [0.999, 0.01, 0], [0, 1, 0], [0.998, 0.02, 0.0], [0, 0, 1]])
+    pairs = duplicate_pairs(["a", "b", "c", "d", "e"], vecs, 0.95, frozenset({"b", "d"}))
+    assert {(k, d) for k, d, _ in pairs} == {("b", "a")}
+
+
 def _fact(uid, concept, pos, ents, soft):
     return {
         "uid": uid,

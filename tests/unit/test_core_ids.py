@@ -35,6 +35,8 @@ def test_named_uids_keep_the_values_the_stages_wrote_inline():
         "d", "perspective", "a", "b", "label", "X"
     )
     assert ids.build_step_uid("d", "facts", "c1") == content_uid("d", "facts", "c1")
+    assert ids.build_step_uid("d", "facts", "c1", 0) == content_uid("d", "facts", "c1")
+    assert ids.build_step_uid("d", "pairs", "x", 2) == content_uid("d", "pairs", "x", 2)
     assert ids.build_run_uid("d", 7) == content_uid("build", "d", 7)
     assert ids.task_item_uid("set", 3) == content_uid("TaskItem", "set", 3)
     assert ids.task_answer_uid("run", "item") == content_uid("Answer", "run", "item")

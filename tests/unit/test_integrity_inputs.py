@@ -160,3 +160,43 @@ def test_a_lease_owner_is_dead_here_only_when_its_process_is_gone() -> None:
     assert not _dead_here(owner_id())  # this process is alive
     assert not _dead_here(f"another-host:{gone.pid}:1")  # other hosts: judged by expiry
     assert not _dead_here(None) and not _dead_here("garbage")
+
+
+def test_refused_file_on_the_command_line_prints_ten_and_reports_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kg import perspectivebench --check` (no database): a file with 12 lines a graph cannot
+    store (ids above 2^63, a lone surrogate, 200,000-deep nesting) exits 1 without a traceback,
+    shows the first 10 problems as file:line:field and writes all of them to a report file
+    whose path it prints."""
+    from typer.testing import CliRunner
+
+    from kg.cli.main import app
+
+    lines = []
+    for i in range(10):
+        line = _good()
+        line["id"] = 2**63 + i
+        lines.append(json.dumps(line))
+    surrogate = '"focused_evidence": ["\\ud800'
+    lines.append(json.dumps(_good()).replace('"focused_evidence": ["', surrogate, 1))
+    lines.append("[" * 200_000 + "]" * 200_000)
+    src = tmp_path / "in" / "bad.jsonl"
+    src.parent.mkdir()
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(
+        app, ["import", "perspectivebench", str(src), "--check"], env={"COLUMNS": "400"}
+    )
+    assert res.exit_code == 1, res.output
+    assert isinstance(res.exception, SystemExit)  # a clean exit, not an error
+    assert "Traceback" not in res.output
+    report = tmp_path / "bad.jsonl.errors.txt"
+    written = report.read_text(encoding="utf-8").splitlines()
+    assert len(written) == 12
+    assert ":1:id:" in written[0] and "64 bits" in written[0]
+    assert any(":11:focused_evidence[0]:" in p and "surrogate" in p for p in written)
+    assert any(":12:" in p and "nested too deeply" in p for p in written)
+    shown = [ln for ln in res.output.splitlines() if "bad.jsonl:" in ln]
+    assert shown == written[:10]
+    assert f"and 2 more; all 12 problem(s) written to {report}" in " ".join(res.output.split())

@@ -261,6 +261,7 @@ def _build_leased(
             "prompt_hashes": hashes,
             "version": _version(),
             "stages": stages,
+            "generation": generation,  # which build pass of the domain (`--extend` adds one)
         },
     )
     status, error = RunStatus.failed, None

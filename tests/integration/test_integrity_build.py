@@ -318,6 +318,10 @@ def test_extend_adds_new_questions_and_keeps_old_ones_and_their_run(
         assert kinds == {"TARGET", "DISTRACTOR"}
         assert not {p[2] for p in q["paths"]} & {p[2] for o in old for p in o["paths"]}
     assert domains.one(store, "zq_ext").generation == 1
+    builds = store.run_text(
+        "MATCH (r:Run {kind: 'build', domain: 'zq_ext'}) RETURN r.generation AS g ORDER BY g"
+    )
+    assert [b["g"] for b in builds][0] == 0 and builds[-1]["g"] == 1  # each pass's Run says which
     # the old run is reported exactly as before
     res = runner.invoke(app, ["eval", "report", "zq-ext-old", "--out", str(after_out)], env=env)
     assert res.exit_code == 0, res.output

@@ -141,6 +141,8 @@ def perspectra(store, args, env: dict[str, str]) -> None:
     print(f"\nPERSPECTRA ({args.perspectra_n} items per task, seed 13, max_tokens 24)")
     client = LLMClient(LLMConfig(model=LOCAL, cache=False, concurrency=1, max_tokens=24))
     for b in sorted(list_task_sets(store), key=lambda b: b["task"]):
+        if b["task"] not in args.tasks:
+            continue
         items = load_items(store, b["task_set"])[: args.perspectra_n]
         t0 = time.monotonic()
         out = evaluate(store, client, items, b["task"], b["task_set"])
@@ -153,9 +155,6 @@ def perspectra(store, args, env: dict[str, str]) -> None:
 
 
 def structured(store, args) -> None:
-    from construction.pipeline.config import BuildConfig
-    from construction.pipeline.llm_route import make_build_llm
-    from construction.pipeline.runner import build_domain
     from evaluation.runner import execute
     from evaluation.spec import RunSpec
     from kg.llm import LLMConfig
@@ -183,6 +182,13 @@ def structured(store, args) -> None:
     )
     for e in bad[:2]:
         print(f"    ! {e[:200]}")
+
+
+def structured_build(store, args) -> None:
+    from construction.pipeline.config import BuildConfig
+    from construction.pipeline.llm_route import make_build_llm
+    from construction.pipeline.runner import build_domain
+
     chunks = json.loads((ROOT / "demo/build/chunks.json").read_text())[: args.build_chunks]
     path = Path(store.settings.resolved_server_home).parent / "chunks.json"
     path.write_text(json.dumps(chunks))
@@ -220,13 +226,26 @@ def main() -> None:
     ap.add_argument("--judge-answers", type=int, default=6)
     ap.add_argument("--build-chunks", type=int, default=3)
     ap.add_argument("--out", type=Path, default=ROOT / "out" / "local-model-scores")
+    ap.add_argument(
+        "--parts",
+        default="pb,perspectra,judge,build",
+        help="which parts to run (the LLM judge part needs pb: it judges the Oracle answers)",
+    )
+    ap.add_argument("--tasks", default="t1,t2,t3", help="PERSPECTRA tasks of the perspectra part")
     args = ap.parse_args()
+    parts = set(args.parts.split(","))
+    args.tasks = set(args.tasks.split(","))
     t0 = time.monotonic()
     with own_servers(llm_threads=1) as own:
         print(f"own servers started ({own.started}); {load()}")
-        perspectivebench(own.store, args, args.out)
-        perspectra(own.store, args, own.env)
-        structured(own.store, args)
+        if "pb" in parts:
+            perspectivebench(own.store, args, args.out)
+        if "perspectra" in parts:
+            perspectra(own.store, args, own.env)
+        if "judge" in parts:
+            structured(own.store, args)
+        if "build" in parts:
+            structured_build(own.store, args)
     print(f"\ntotal {time.monotonic() - t0:.0f} s; {load()}")
 
 

@@ -167,13 +167,7 @@ def frs_compare(
                 {
                     "aggregation": _label(agg, k),
                     "metric": metric,
-                    "n": r.n,
-                    "A": r.mean_a,
-                    "B": r.mean_b,
-                    "B-A": r.diff,
-                    "95% CI low": r.low,
-                    "95% CI high": r.high,
-                    "p": r.p_value,
+                    **r.row(),
                     "flag": "; ".join(
                         f"{name}: {f}" for name, x in (("A", a), ("B", b)) if (f := _flag(agg, x))
                     ),

@@ -229,18 +229,7 @@ def compare_scores(
         va = [None if (v := get(a_by[q])) is None else v * scale for q in shared]
         vb = [None if (v := get(b_by[q])) is None else v * scale for q in shared]
         r = paired_bootstrap(va, vb, seed=seed)
-        rows.append(
-            {
-                "metric": name,
-                "n": r.n,
-                "A": r.mean_a,
-                "B": r.mean_b,
-                "B-A": r.diff,
-                "95% CI low": r.low,
-                "95% CI high": r.high,
-                "p": r.p_value,
-            }
-        )
+        rows.append({"metric": name, **r.row()})
     return Table(
         title=f"Paired comparison: A = {run_a}, B = {run_b} ({len(shared)} shared questions)",
         columns=["metric", "n", "A", "B", "B-A", "95% CI low", "95% CI high", "p"],

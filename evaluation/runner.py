@@ -283,33 +283,22 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         stored = runs.stored_answers(store, spec.source_run)
         if not stored:
             raise EvalInputError(f"run {spec.source_run!r} has no stored answers to judge")
-        # the same selection as an eval run, within the source run's answers
-        questions, problems = load_questions(
-            store,
-            uids=sorted({r["question"] for r in stored}),
-            domains=spec.domains,
-            hops=spec.hops,
-            limit=spec.limit,
-            skip_invalid=spec.skip_invalid,
+    # A judge run selects like an eval run, within the source run's answers.
+    questions, problems = load_questions(
+        store,
+        uids=sorted({r["question"] for r in stored}) if spec.kind == "judge" else None,
+        domains=spec.domains,
+        hops=spec.hops,
+        limit=spec.limit,
+        skip_invalid=spec.skip_invalid,
+    )
+    if not questions:
+        raise EvalInputError(
+            f"no answer of run {spec.source_run!r} matches the selection (--domain/--hop/--limit)"
+            if spec.kind == "judge"
+            else "no questions match the selection (import questions first: "
+            "`kg import perspectivebench FILE`)"
         )
-        if not questions:
-            raise EvalInputError(
-                f"no answer of run {spec.source_run!r} matches the selection "
-                "(--domain/--hop/--limit)"
-            )
-    else:
-        questions, problems = load_questions(
-            store,
-            domains=spec.domains,
-            hops=spec.hops,
-            limit=spec.limit,
-            skip_invalid=spec.skip_invalid,
-        )
-        if not questions:
-            raise EvalInputError(
-                "no questions match the selection (import questions first: "
-                "`kg import perspectivebench FILE`)"
-            )
 
     existing = runs.get_run(store, run_id, required=False)
     if existing is not None and existing.get("identity") != identity:

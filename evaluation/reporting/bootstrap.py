@@ -30,6 +30,18 @@ class PairedResult(BaseModel):
     high: float | None
     p_value: float | None  # two-sided, from the bootstrap distribution of the difference
 
+    def row(self) -> dict[str, float | int | None]:
+        """The columns of a comparison table row (A, B, B-A, its CI and p)."""
+        return {
+            "n": self.n,
+            "A": self.mean_a,
+            "B": self.mean_b,
+            "B-A": self.diff,
+            "95% CI low": self.low,
+            "95% CI high": self.high,
+            "p": self.p_value,
+        }
+
 
 def _clean(values: Sequence[float | None]) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in values], dtype=float)

@@ -193,26 +193,17 @@ def test_import_answers_judge_and_report_say_how_far_the_judge_is_trusted(kg, st
     assert rows[0]["n"] == len(first)
 
 
+def _validate_with_llm_judge(kg, llm_server, *extra: str) -> dict:
+    """`kg judge validate` of the test gold file with the test server's judge model (JSON)."""
+    args = ["--gold", str(GOLD), "--judge", "judge-model", "--base-url", llm_server.base_url]
+    args += ["--api-key-env", "EVAL_TEST_KEY", "--no-cache", *extra, "--format", "json"]
+    return json.loads(kg("judge", "validate", *args).stdout)
+
+
 def test_llm_judge_validated_through_the_test_server(kg, store, llm_server, monkeypatch):
     monkeypatch.setenv("EVAL_TEST_KEY", "sk-test-judge-validate")
     llm_server.add_rule(match=PATHS_MARKER, reply=scripted_path_verdicts)  # odd ids present
-    out = json.loads(
-        kg(
-            "judge",
-            "validate",
-            "--gold",
-            str(GOLD),
-            "--judge",
-            "judge-model",
-            "--base-url",
-            llm_server.base_url,
-            "--api-key-env",
-            "EVAL_TEST_KEY",
-            "--no-cache",
-            "--format",
-            "json",
-        ).stdout
-    )
+    out = _validate_with_llm_judge(kg, llm_server)
     n_answers = len([x for x in GOLD.read_text().splitlines() if x.strip()])
     assert len(llm_server.requests_matching(PATHS_MARKER)) == n_answers  # one checklist each
     assert out["judge"] == "llm:judge-model" and out["errors"] == []
@@ -230,24 +221,6 @@ def test_llm_judge_validated_through_the_test_server(kg, store, llm_server, monk
 def test_limit_bounds_the_answers_an_llm_judge_is_asked(kg, store, llm_server, monkeypatch):
     monkeypatch.setenv("EVAL_TEST_KEY", "sk-test-judge-validate")
     llm_server.add_rule(match=PATHS_MARKER, reply=scripted_path_verdicts)
-    out = json.loads(
-        kg(
-            "judge",
-            "validate",
-            "--gold",
-            str(GOLD),
-            "--judge",
-            "judge-model",
-            "--base-url",
-            llm_server.base_url,
-            "--api-key-env",
-            "EVAL_TEST_KEY",
-            "--no-cache",
-            "--limit",
-            "3",
-            "--format",
-            "json",
-        ).stdout
-    )
+    out = _validate_with_llm_judge(kg, llm_server, "--limit", "3")
     assert len(llm_server.requests_matching(PATHS_MARKER)) == 3
     assert out["overall"]["answers"] == 3 and out["errors"] == []

@@ -175,11 +175,6 @@ def finish_run(
     return decode_run(row[0]["run"])
 
 
-def update_run(store: Store, uid: str, props: dict[str, Any]) -> None:
-    """Record more about a run (failure bookkeeping, flags) without changing its status."""
-    store.query("core/run_update", uid=uid, props=_encode(props))
-
-
 def read_run(store: Store, uid: str) -> dict[str, Any] | None:
     """A run's stored properties with JSON fields decoded, or None."""
     run = store.query("core/run_get", uid=uid)[0]["run"]

@@ -181,7 +181,6 @@ def main() -> None:
                     "judge": "synthetic-judge",
                     "gt": "evidence",
                     "roles": {"responder": "synthetic", "judge": "synthetic-judge"},
-                    "started_at": run_store.now(),
                 },
                 None,
             )

@@ -33,7 +33,7 @@ from kg.llm import (
     StructuredOutputError,
     ledger_file,
 )
-from kg.runs import RunStatus, now
+from kg.runs import RunStatus
 from kg.store import Store, StoreError
 
 Progress = Callable[[int, int], None]
@@ -322,7 +322,6 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         "prompt_hashes": hashes,
         "identity": identity,
         "version": __version__,
-        "started_at": now(),
         "source_run": spec.source_run,
         "config": {
             **spec.model_dump(mode="json", exclude={"responder_llm", "judge_llm"}),

@@ -44,7 +44,7 @@ def list_runs(store: Store) -> list[dict[str, Any]]:
 
 def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None) -> dict:
     """Create or resume an evaluation run through the one run store (kind from `props`)."""
-    fields = {k: v for k, v in props.items() if k not in ("kind", "started_at")}
+    fields = {k: v for k, v in props.items() if k != "kind"}
     return kg_runs.start_run(store, uid, props.get("kind", "eval"), fields, source=source)
 
 

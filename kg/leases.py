@@ -62,7 +62,7 @@ class Lease:
         self.problem: str | None = None
         self.took_over: str | None = None  # the dead owner whose expired lease we took
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
 
     @property
     def healthy(self) -> bool:
@@ -98,15 +98,27 @@ class Lease:
             raise LeaseHeld(self.key, row["prev_owner"], since / 1000 if since else None)
         if row["prev_owner"] and row["prev_owner"] != self.owner:
             self.took_over = row["prev_owner"]
-        self._thread = threading.Thread(target=self._beat, daemon=True, name=f"lease-{self.key}")
-        self._thread.start()
+        self.start_watching()
         return self
 
-    def _beat(self) -> None:
-        while not self._stop.wait(self.heartbeat_s):
+    def start_watching(self) -> None:
+        """Start the heartbeat and the port probe (acquire does; tests call it directly)."""
+        for target, name in ((self._beat, "lease"), (self._probe, "lease-probe")):
+            thread = threading.Thread(target=target, daemon=True, name=f"{name}-{self.key}")
+            thread.start()
+            self._threads.append(thread)
+
+    def _probe(self) -> None:
+        """Its own thread, apart from the heartbeat: a heartbeat query in flight when the
+        server dies sits in the driver's retry loop for up to 30 s, and the run must not keep
+        calling models all that time."""
+        while self.problem is None and not self._stop.wait(min(1.0, self.heartbeat_s)):
             if (refused := _bolt_refuses(self.store)) is not None:
-                self.problem = f"cannot write to Neo4j ({refused})"
+                self.problem = self.problem or f"cannot write to Neo4j ({refused})"
                 return
+
+    def _beat(self) -> None:
+        while self.problem is None and not self._stop.wait(self.heartbeat_s):
             try:
                 held = self.store.query(
                     "core/lease_heartbeat",
@@ -115,7 +127,8 @@ class Lease:
                     ttl_ms=int(self.ttl_s * 1000),
                 )[0]["held"]
             except Exception as exc:  # noqa: BLE001 - any failure to reach the database
-                self.problem = f"cannot write to Neo4j ({type(exc).__name__}: {exc})"[:500]
+                if self.problem is None:
+                    self.problem = f"cannot write to Neo4j ({type(exc).__name__}: {exc})"[:500]
                 return
             if not held:
                 self.problem = (
@@ -126,8 +139,8 @@ class Lease:
 
     def release(self) -> None:
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(self.heartbeat_s + 5)
+        for thread in self._threads:
+            thread.join(self.heartbeat_s + 5)
         if self.problem is None:
             try:
                 self.store.query("core/lease_release", key=self.key, owner=self.owner)

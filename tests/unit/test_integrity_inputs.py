@@ -200,3 +200,35 @@ def test_refused_file_on_the_command_line_prints_ten_and_reports_all(
     shown = [ln for ln in res.output.splitlines() if "bad.jsonl:" in ln]
     assert shown == written[:10]
     assert f"and 2 more; all 12 problem(s) written to {report}" in " ".join(res.output.split())
+
+
+def test_a_lease_notices_a_dead_server_while_its_heartbeat_query_hangs() -> None:
+    """A heartbeat query in flight when Neo4j dies sits in the driver's retry loop for up to
+    30 s; the port probe runs on its own thread, so the run stops calling models within ~1 s."""
+    import socket
+    import threading
+    import time
+
+    from kg.leases import Lease
+    from kg.settings import get_settings
+    from kg.store import Store
+
+    with socket.socket() as s:  # a port nobody listens on: the server is "dead"
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    import neo4j
+
+    release = threading.Event()
+    settings = get_settings(bolt_port=port)
+    store = Store(settings, driver=neo4j.GraphDatabase.driver(settings.bolt_uri, auth=("n", "p")))
+    store.query = lambda *a, **k: release.wait(60) and []  # type: ignore[method-assign]
+    lease = Lease(store, "k", "run", "eval", "me", ttl_s=30, heartbeat_s=0.2)
+    started = time.monotonic()
+    lease.start_watching()
+    while lease.healthy and time.monotonic() - started < 10:
+        time.sleep(0.05)
+    release.set()
+    lease.release()
+    store.close()
+    assert not lease.healthy and "refuses connections" in (lease.problem or "")
+    assert time.monotonic() - started < 5

@@ -137,10 +137,14 @@ class Lease:
                 )
                 return
 
-    def release(self) -> None:
+    def stop_watching(self) -> None:
+        """Stop heartbeat and probe (as a dead owner would: the lease then expires)."""
         self._stop.set()
         for thread in self._threads:
             thread.join(self.heartbeat_s + 5)
+
+    def release(self) -> None:
+        self.stop_watching()
         if self.problem is None:
             try:
                 self.store.query("core/lease_release", key=self.key, owner=self.owner)

@@ -84,8 +84,7 @@ def test_a_live_lease_refuses_a_second_owner_and_a_dead_one_is_taken_over(bench)
     ).acquire()
     with pytest.raises(leases.LeaseHeld, match="deadhost:1:1"):
         leases.hold(bench, "run:lease-test", "lease-test", "eval").__enter__()
-    dead._stop.set()  # the owner dies: no more heartbeats
-    dead._thread.join()
+    dead.stop_watching()  # the owner dies: no more heartbeats
     time.sleep(6.5)
     with leases.hold(bench, "run:lease-test", "lease-test", "eval") as lease:
         assert lease.took_over == "deadhost:1:1" and lease.healthy

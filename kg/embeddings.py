@@ -143,7 +143,7 @@ class Embedder:
         self,
         model_name: str = DEFAULT_MODEL,
         cache_path: Path | None = None,
-        batch_size: int = 64,
+        batch_size: int = 32,
         backend: str | None = None,
         threads: int | None = None,
     ) -> None:
@@ -200,17 +200,33 @@ class Embedder:
         dim = get_dim() if get_dim else model.get_sentence_embedding_dimension()
         return int(dim) if dim else len(self.encode(["x"])[0])
 
+    def batches(self, texts: list[str]) -> list[list[int]]:
+        """Positions of `texts` in batches of `batch_size`, sorted by length in word pieces.
+
+        Each batch is padded to its longest text. sentence-transformers sorts by characters,
+        which left enough padding in batches of answer sentences that sorting by word pieces
+        saves about a fifth of the encoder's CPU on the judge gold answers."""
+        model = self.model
+        ids = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length)["input_ids"]
+        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+        return [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+
     def _embed(self, texts: list[str], show_progress: bool) -> np.ndarray:
         model = self.model
+        batches = self.batches(texts)
         with self._compute():
-            vecs = model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=show_progress,
-            )
-        vecs = np.asarray(vecs, dtype=np.float32)
+            parts = [
+                model.encode(
+                    [texts[i] for i in batch],
+                    batch_size=len(batch),
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=show_progress,
+                )
+                for batch in batches
+            ]
+        vecs = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
+        vecs[[i for batch in batches for i in batch]] = np.concatenate(parts)
         if self.backend != "torch":  # re-normalize in float32 whatever the compute dtype was
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
             vecs = vecs / np.maximum(norms, np.float32(1e-12))

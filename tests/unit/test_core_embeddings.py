@@ -56,6 +56,19 @@ def test_normalized_float32_in_input_order(which, request):
     assert emb.encode([]).shape == (0, 384)
 
 
+def test_batches_sorted_by_word_pieces_match_one_plain_encode(torch_embedder):
+    emb = E.Embedder(backend="torch", batch_size=3)
+    emb._model = torch_embedder.model
+    batches = emb.batches(SENTENCES)
+    assert sorted(i for b in batches for i in b) == list(range(len(SENTENCES)))
+    assert [len(b) for b in batches] == [3, 3, 1]
+    pieces = [len(emb.model.tokenizer(SENTENCES[i])["input_ids"]) for b in batches for i in b]
+    assert pieces == sorted(pieces)
+    # The same vectors as sentence-transformers' own batching, in the order given.
+    plain = torch_embedder.model.encode(SENTENCES, batch_size=64, normalize_embeddings=True)
+    np.testing.assert_allclose(emb.encode(SENTENCES), plain, atol=1e-5)
+
+
 def test_backends_agree(torch_embedder, bf16_embedder):
     a, b = torch_embedder.encode(SENTENCES), bf16_embedder.encode(SENTENCES)
     cos = np.einsum("ij,ij->i", a, b)

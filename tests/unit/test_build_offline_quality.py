@@ -3,6 +3,7 @@ evidence-based relations (labels, direction, verbatim reasons) and question temp
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -20,7 +21,13 @@ from construction.pipeline.noun_phrases import (
     occurs_in,
     surface_form,
 )
-from construction.pipeline.question_text import HINTS, offline_question, question_problem
+from construction.pipeline.question_text import (
+    HINTS,
+    MULTI_HOP,
+    ONE_HOP,
+    offline_question,
+    question_problem,
+)
 from construction.pipeline.relation_evidence import (
     find_mentions,
     label_cues,
@@ -335,3 +342,12 @@ def test_group_rules_and_cluster_selection_follow_the_route():
     assert BuildConfig(domain="d", reducer="spectral", cluster_selection="leaf").selection() == (
         "leaf"
     )
+
+
+@pytest.mark.parametrize("template", ONE_HOP + MULTI_HOP)
+def test_no_template_conjugates_a_verb_after_a_concept_name(template):
+    # Names are singular or plural as the facts write them ("collisions", "mass"): a verb
+    # right after one ("how collisions connects") is wrong for one of the two.
+    after = re.findall(r"\{(?:a|b|via|chain)\}\W*?\s*(\w+|[,.?])", template)
+    agree = {",", ".", "?", "and", "to", "via", "in", "by", "have", "are"}
+    assert set(after) <= agree, (template, set(after) - agree)

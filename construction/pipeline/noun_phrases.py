@@ -243,7 +243,23 @@ def nameable(phrase: str) -> bool:
         return False
     if all(w in NAME_STOP or w == "of" for w in words):
         return False
+    if _participle(words[-1]):  # "ejected", "charged": a noun phrase ends on its noun
+        return False
     return not (len(words) == 1 and len(phrase) < 4)
+
+
+# Nouns ending in "-ed" that the participle rule would otherwise refuse.
+_ED_NOUNS = frozenset({"hundred", "watershed", "bloodshed", "seabed", "riverbed", "seaweed"})
+
+
+def _participle(word: str) -> bool:
+    """A past participle or "-ed" adjective ("ejected", "isolated"); not "speed", "seed"."""
+    return (
+        len(word) >= 6
+        and word.endswith("ed")
+        and not word.endswith("eed")
+        and word not in _ED_NOUNS
+    )
 
 
 def ctfidf_phrases(docs: list[list[str]], top_n: int = 10) -> list[list[tuple[str, float]]]:

@@ -107,6 +107,12 @@ def test_generic_words_are_not_nameable():
     assert nameable("newton's second law") and nameable("friction")
 
 
+def test_a_name_ends_on_a_noun_not_a_participle():
+    assert not nameable("ejected") and not nameable("electrons ejected")
+    assert nameable("ejected electron") and nameable("isolated system")
+    assert nameable("speed") and nameable("wave speed") and nameable("seabed")
+
+
 def test_ctfidf_names_the_distinctive_phrase_of_each_concept():
     docs = [
         [

@@ -315,3 +315,12 @@ def occurs_in(name: str, texts: list[str]) -> bool:
         return False
     pattern = re.compile(r"(?<![a-z0-9])" + re.escape(n) + r"(?![a-z0-9])")
     return any(pattern.search(norm(t)) for t in texts)
+
+
+def terms_of_name(name: str, terms: list[str]) -> list[str]:
+    """The mention terms that share a content word with the concept's name ("breakdown of
+    glucose" for glucose, not "atp molecules"): a term c-TF-IDF merely found near the concept
+    ("living things" for nutrients) would let a sentence about something else stand as
+    evidence for it."""
+    own = {_base(w) for w in _words(name) if w not in function_words()}
+    return [t for t in terms if own & {_base(w) for w in _words(t)}]

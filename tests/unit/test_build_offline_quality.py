@@ -20,6 +20,7 @@ from construction.pipeline.noun_phrases import (
     noun_phrases,
     occurs_in,
     surface_form,
+    terms_of_name,
 )
 from construction.pipeline.question_text import (
     HINTS,
@@ -357,3 +358,28 @@ def test_no_template_conjugates_a_verb_after_a_concept_name(template):
     after = re.findall(r"\{(?:a|b|via|chain)\}\W*?\s*(\w+|[,.?])", template)
     agree = {",", ".", "?", "and", "to", "via", "in", "by", "have", "are"}
     assert set(after) <= agree, (template, set(after) - agree)
+
+
+def test_a_mention_term_shares_a_word_with_the_concept_name():
+    terms = ["breakdown of glucose", "glucose molecules", "atp molecules", "living things"]
+    assert terms_of_name("glucose", terms) == ["breakdown of glucose", "glucose molecules"]
+    assert terms_of_name("DNA polymerase", ["dna pol", "rna primer"]) == ["dna pol"]
+    assert terms_of_name("nutrients", ["living things"]) == []
+
+
+def test_a_sentence_with_only_a_loose_term_is_no_evidence():
+    concepts = [
+        {"key": "t0", "name": "glucose", "terms": ["atp molecules"]},
+        {"key": "t1", "name": "carbon", "terms": ["carbon dioxide"]},
+    ]
+    facts = [
+        {
+            "uid": "f1",
+            "chunk": "c",
+            "chunk_text": "",
+            "text": "ATP molecules cause carbon dioxide.",
+        },
+        {"uid": "f2", "chunk": "c", "chunk_text": "", "text": "Glucose causes carbon dioxide."},
+    ]
+    edges, _ = evidence_edges(facts, concept_patterns(concepts), _cues("CAUSES"), 1.0, 3)
+    assert [(e.source, e.target, e.facts) for e in edges] == [("t0", "t1", ["f2"])]

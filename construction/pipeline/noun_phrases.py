@@ -253,7 +253,9 @@ _ED_NOUNS = frozenset({"hundred", "watershed", "bloodshed", "seabed", "riverbed"
 
 
 def _participle(word: str) -> bool:
-    """A past participle or "-ed" adjective ("ejected", "isolated"); not "speed", "seed"."""
+    """A past participle or "-ed" adjective ("ejected", "isolated", "died"); not "speed"."""
+    if len(word) >= 4 and word.endswith("ied"):  # "died", "carried", "allied"
+        return True
     return (
         len(word) >= 6
         and word.endswith("ed")

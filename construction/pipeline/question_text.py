@@ -86,7 +86,7 @@ HINTS: dict[str, list[str]] = {
     "mechanism": [
         "focusing on the underlying mechanism",
         "focusing on how a change in one drives a change in the other",
-        "with attention to the physical process that links them",
+        "with attention to the process that links them",
         "focusing on what makes one act on the other",
     ],
     "comparison": [

@@ -110,6 +110,7 @@ def test_generic_words_are_not_nameable():
 
 def test_a_name_ends_on_a_noun_not_a_participle():
     assert not nameable("ejected") and not nameable("electrons ejected")
+    assert not nameable("died") and not nameable("allied")
     assert nameable("ejected electron") and nameable("isolated system")
     assert nameable("speed") and nameable("wave speed") and nameable("seabed")
 

@@ -1,5 +1,7 @@
 """Cypher that only the benchmarks run (synthetic data, clean-up), kept next to them in
-`benchmarks/cypher/` so the product's `cypher/` package ships only what the product uses."""
+`benchmarks/bench_queries/` so the product's `cypher/` package ships only what the product uses.
+(Not `benchmarks/cypher/`: a script run from benchmarks/ has that folder first on sys.path, and
+as a namespace package it shadowed the product's `cypher` package: "no Cypher file named ...".)"""
 
 from __future__ import annotations
 
@@ -9,12 +11,12 @@ from typing import Any
 
 from kg.store import Store, chunked
 
-ROOT = Path(__file__).resolve().parent / "cypher"
+ROOT = Path(__file__).resolve().parent / "bench_queries"
 
 
 @cache
 def load(name: str) -> str:
-    """Text of `benchmarks/cypher/<name>.cypher`."""
+    """Text of `benchmarks/bench_queries/<name>.cypher`."""
     path = ROOT / f"{name}.cypher"
     if not path.is_file():
         raise FileNotFoundError(f"no benchmark query {name!r} (expected {path})")

@@ -58,6 +58,8 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
         _numba_cache()
         import umap
 
+        enable_numba_caching("umap")
+
         warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
         reducer = umap.UMAP(
             n_neighbors=min(cfg.umap_neighbors, n_facts - 1),
@@ -92,8 +94,8 @@ def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
 
 
 def _numba_cache() -> None:
-    """UMAP's numba functions compile on first use (~20 s per process on 2 cores); numba keeps
-    the compiled code on disk when NUMBA_CACHE_DIR is set: under the product's cache dir."""
+    """Where numba keeps compiled code on disk: under the product's cache dir unless
+    NUMBA_CACHE_DIR says otherwise (see `enable_numba_caching`)."""
     import os
 
     if "NUMBA_CACHE_DIR" not in os.environ:
@@ -102,6 +104,33 @@ def _numba_cache() -> None:
         path = get_settings().cache_dir / "numba"
         path.mkdir(parents=True, exist_ok=True)
         os.environ["NUMBA_CACHE_DIR"] = str(path)
+        import sys
+
+        if "numba" in sys.modules:  # numba reads the variable at import: tell it directly
+            sys.modules["numba"].config.CACHE_DIR = str(path)
+
+
+def enable_numba_caching(package: str) -> int:
+    """Turn on numba's on-disk cache for every compiled function of `package`'s loaded modules
+    that was declared without `cache=True`; returns how many. UMAP declares almost none of its
+    ~110 functions cacheable, so every process compiled them again (most of the clusters
+    stage's CPU time; see docs/offline-builder.md). Cached code is the same machine code, so
+    results do not change."""
+    import sys
+
+    from numba.core.registry import CPUDispatcher
+
+    n = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or (name != package and not name.startswith(package + ".")):
+            continue
+        for value in list(vars(module).values()):
+            # numba's cache=True does exactly this at decoration time (a NullCache until then).
+            cache = getattr(value, "_cache", None)
+            if isinstance(value, CPUDispatcher) and type(cache).__name__ == "NullCache":
+                value.enable_caching()
+                n += 1
+    return n
 
 
 def run(ctx: BuildContext) -> StageReport:

@@ -35,6 +35,9 @@ class StageReport:
     rejected: int = 0  # model replies (or items) rejected by validation
     skipped: int = 0  # inputs that produced nothing (counted, never silent)
     seconds: float = 0.0
+    # CPU time of this process (all threads) during the stage: on a shared machine the wall
+    # time above is an upper bound, this is what the stage itself cost.
+    cpu_seconds: float = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
     notes: list[str] = field(default_factory=list)
@@ -174,11 +177,13 @@ class BuildContext:
         report = StageReport(stage=name)
         self.reports[name] = report
         start = time.perf_counter()
+        cpu = time.process_time()
         tokens = self.llm.tokens() if self.llm else (0, 0)
         try:
             yield report
         finally:
             report.seconds = time.perf_counter() - start
+            report.cpu_seconds = time.process_time() - cpu
             if self.llm:
                 now = self.llm.tokens()
                 report.tokens_in += now[0] - tokens[0]

@@ -243,7 +243,25 @@ def nameable(phrase: str) -> bool:
         return False
     if all(w in NAME_STOP or w == "of" for w in words):
         return False
+    if _participle(words[-1]):  # "ejected", "charged": a noun phrase ends on its noun
+        return False
     return not (len(words) == 1 and len(phrase) < 4)
+
+
+# Nouns ending in "-ed" that the participle rule would otherwise refuse.
+_ED_NOUNS = frozenset({"hundred", "watershed", "bloodshed", "seabed", "riverbed", "seaweed"})
+
+
+def _participle(word: str) -> bool:
+    """A past participle or "-ed" adjective ("ejected", "isolated", "died"); not "speed"."""
+    if len(word) >= 4 and word.endswith("ied"):  # "died", "carried", "allied"
+        return True
+    return (
+        len(word) >= 6
+        and word.endswith("ed")
+        and not word.endswith("eed")
+        and word not in _ED_NOUNS
+    )
 
 
 def ctfidf_phrases(docs: list[list[str]], top_n: int = 10) -> list[list[tuple[str, float]]]:
@@ -299,3 +317,12 @@ def occurs_in(name: str, texts: list[str]) -> bool:
         return False
     pattern = re.compile(r"(?<![a-z0-9])" + re.escape(n) + r"(?![a-z0-9])")
     return any(pattern.search(norm(t)) for t in texts)
+
+
+def terms_of_name(name: str, terms: list[str]) -> list[str]:
+    """The mention terms that share a content word with the concept's name ("breakdown of
+    glucose" for glucose, not "atp molecules"): a term c-TF-IDF merely found near the concept
+    ("living things" for nutrients) would let a sentence about something else stand as
+    evidence for it."""
+    own = {_base(w) for w in _words(name) if w not in function_words()}
+    return [t for t in terms if own & {_base(w) for w in _words(t)}]

@@ -86,7 +86,7 @@ HINTS: dict[str, list[str]] = {
     "mechanism": [
         "focusing on the underlying mechanism",
         "focusing on how a change in one drives a change in the other",
-        "with attention to the physical process that links them",
+        "with attention to the process that links them",
         "focusing on what makes one act on the other",
     ],
     "comparison": [
@@ -124,20 +124,21 @@ HINTS: dict[str, list[str]] = {
 # facts write them, e.g. lower case).
 ONE_HOP = [
     "Explain the connection between {a} and {b}, {h}.",
-    "Describe how {a} relates to {b}, {h}.",
+    "Describe how {a} and {b} are related, {h}.",
     "{H}, explain what links {a} to {b}.",
     "Considering {a} and {b}, explain their relationship by {hg}.",
     "What ties {a} to {b}? Answer by {hg}.",
     "Discuss {a} in relation to {b}, {h}.",
 ]
-# {chain}: "a, b and c"; {via}: the inner concepts.
+# {chain}: "a, b and c"; {via}: the inner concepts. No template puts a verb after a bare name:
+# a name may be singular or plural ("collisions"), and "how collisions connects" reads badly.
 MULTI_HOP = [
     "Considering {chain}, explain their relationship by {hg}.",
-    "Explain how {a} connects to {b} by way of {via}, {h}.",
+    "Explain the connection from {a} to {b} by way of {via}, {h}.",
     "Starting from {a}, follow the links through {via} to {b}, {h}.",
-    "{H}, describe how {a} leads on, through {via}, to {b}.",
+    "{H}, describe the route from {a}, through {via}, to {b}.",
     "Describe the chain of ideas from {a} via {via} to {b}, {h}.",
-    "How does {a} bear on {b} once {via} is taken into account? Answer by {hg}.",
+    "What bearing does {a} have on {b}, given the role of {via}? Answer by {hg}.",
 ]
 
 _SUFFIXES = ("ically", "ation", "ing", "ies", "ed", "es", "al", "s", "e")

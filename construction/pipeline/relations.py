@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.llm_route import RejectedReply
-from construction.pipeline.noun_phrases import norm
+from construction.pipeline.noun_phrases import norm, terms_of_name
 from construction.pipeline.relation_evidence import (
     CONNECTIVE,
     LabelCues,
@@ -146,7 +146,8 @@ def concept_patterns(concepts: list[dict]) -> dict[str, list[re.Pattern[str]]]:
     out: dict[str, list[re.Pattern[str]]] = {}
     for c in concepts:
         phrases = [c["name"]] if c.get("name") else []
-        phrases += [t for t in c["terms"] if names.get(norm(t), c["key"]) == c["key"]]
+        terms = terms_of_name(c["name"], c["terms"]) if c.get("name") else c["terms"]
+        phrases += [t for t in terms if names.get(norm(t), c["key"]) == c["key"]]
         uniq = list(dict.fromkeys(norm(p) for p in phrases if p and p.strip()))
         out[c["key"]] = [term_pattern(p) for p in uniq]
     return out

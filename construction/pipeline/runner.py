@@ -363,6 +363,7 @@ def _stage_dicts(ctx: BuildContext) -> list[dict[str, Any]]:
             "rejected": r.rejected,
             "skipped": r.skipped,
             "seconds": round(r.seconds, 3),
+            "cpu_seconds": round(r.cpu_seconds, 3),
             "tokens_in": r.tokens_in,
             "tokens_out": r.tokens_out,
             "counts": r.counts,

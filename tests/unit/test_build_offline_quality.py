@@ -3,6 +3,7 @@ evidence-based relations (labels, direction, verbatim reasons) and question temp
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -19,8 +20,15 @@ from construction.pipeline.noun_phrases import (
     noun_phrases,
     occurs_in,
     surface_form,
+    terms_of_name,
 )
-from construction.pipeline.question_text import HINTS, offline_question, question_problem
+from construction.pipeline.question_text import (
+    HINTS,
+    MULTI_HOP,
+    ONE_HOP,
+    offline_question,
+    question_problem,
+)
 from construction.pipeline.relation_evidence import (
     find_mentions,
     label_cues,
@@ -98,6 +106,13 @@ def test_noun_phrases_cut_at_corpus_verbs():
 def test_generic_words_are_not_nameable():
     assert not nameable("answer") and not nameable("concept") and not nameable("second law")
     assert nameable("newton's second law") and nameable("friction")
+
+
+def test_a_name_ends_on_a_noun_not_a_participle():
+    assert not nameable("ejected") and not nameable("electrons ejected")
+    assert not nameable("died") and not nameable("allied")
+    assert nameable("ejected electron") and nameable("isolated system")
+    assert nameable("speed") and nameable("wave speed") and nameable("seabed")
 
 
 def test_ctfidf_names_the_distinctive_phrase_of_each_concept():
@@ -335,3 +350,37 @@ def test_group_rules_and_cluster_selection_follow_the_route():
     assert BuildConfig(domain="d", reducer="spectral", cluster_selection="leaf").selection() == (
         "leaf"
     )
+
+
+@pytest.mark.parametrize("template", ONE_HOP + MULTI_HOP)
+def test_no_template_conjugates_a_verb_after_a_concept_name(template):
+    # Names are singular or plural as the facts write them ("collisions", "mass"): a verb
+    # right after one ("how collisions connects") is wrong for one of the two.
+    after = re.findall(r"\{(?:a|b|via|chain)\}\W*?\s*(\w+|[,.?])", template)
+    agree = {",", ".", "?", "and", "to", "via", "in", "by", "have", "are"}
+    assert set(after) <= agree, (template, set(after) - agree)
+
+
+def test_a_mention_term_shares_a_word_with_the_concept_name():
+    terms = ["breakdown of glucose", "glucose molecules", "atp molecules", "living things"]
+    assert terms_of_name("glucose", terms) == ["breakdown of glucose", "glucose molecules"]
+    assert terms_of_name("DNA polymerase", ["dna pol", "rna primer"]) == ["dna pol"]
+    assert terms_of_name("nutrients", ["living things"]) == []
+
+
+def test_a_sentence_with_only_a_loose_term_is_no_evidence():
+    concepts = [
+        {"key": "t0", "name": "glucose", "terms": ["atp molecules"]},
+        {"key": "t1", "name": "carbon", "terms": ["carbon dioxide"]},
+    ]
+    facts = [
+        {
+            "uid": "f1",
+            "chunk": "c",
+            "chunk_text": "",
+            "text": "ATP molecules cause carbon dioxide.",
+        },
+        {"uid": "f2", "chunk": "c", "chunk_text": "", "text": "Glucose causes carbon dioxide."},
+    ]
+    edges, _ = evidence_edges(facts, concept_patterns(concepts), _cues("CAUSES"), 1.0, 3)
+    assert [(e.source, e.target, e.facts) for e in edges] == [("t0", "t1", ["f2"])]

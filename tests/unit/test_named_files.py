@@ -30,7 +30,7 @@ def _prompt_names() -> set[str]:
 
 
 def _benchmark_names() -> set[str]:
-    base = ROOT / "benchmarks" / "cypher"
+    base = ROOT / "benchmarks" / "bench_queries"
     return {p.stem for p in base.glob("*.cypher")} if base.is_dir() else set()
 
 

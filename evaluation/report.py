@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.aggregate import METRICS, by_field, by_hop
+from evaluation.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
 from evaluation.judge_validation import latest_validations, trust_line
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
@@ -64,16 +65,25 @@ def build_report(
     out_dir: Path | None = None,
     formats: list[str] | None = None,
     plots: bool = True,
+    top_k_percent: float | None = None,
 ) -> Report:
+    """`top_k_percent`: the K of the FRS table (a table per run with more than one sample per
+    question, or per run when K is given; default K = DEFAULT_TOP_K)."""
     formats = formats or ["csv", "json", "md"]
+    if top_k_percent is not None:
+        check_top_k(top_k_percent)
     report = Report()
     loaded: list[tuple[dict[str, Any], list[QuestionScore]]] = []
+    sampled: dict[str, list[QuestionScore]] = {}
     for rid in run_ids:
-        run, scores = run_scores(store, rid)
+        run, every = run_scores(store, rid, all_samples=True)
+        scores = [s for s in every if s.sample == 0]  # the tables below: the first sample
         if not scores:
             raise EvalInputError(f"run {rid!r} has no judged answers yet")
         loaded.append((run, scores))
         report.runs[run["uid"]], report.scores[run["uid"]] = run, scores
+        if top_k_percent is not None or len(every) > len(scores):
+            sampled[run["uid"]] = every
     summary_rows, hop_tables = [], {}
     # how far each judge can be trusted: its stored validation against gold labels, if any
     validations = latest_validations(store, [str(r["judge"]) for r, _ in loaded if r.get("judge")])
@@ -109,6 +119,15 @@ def build_report(
             out_dir,
             formats,
         )
+        if rid in sampled:
+            k = top_k_percent if top_k_percent is not None else DEFAULT_TOP_K
+            write(
+                report,
+                f"{rid}_frs",
+                frs_table(f"{label} — FRS aggregation of samples", sampled[rid], k),
+                out_dir,
+                formats,
+            )
         overall = next(r for r in t.rows if r["hop"] == "Overall")
         summary_rows.append(
             {
@@ -177,10 +196,24 @@ def _plots(hop_tables: dict[str, Table], summary_rows: list[dict], out_dir: Path
 
 
 def compare_runs(store: Store, run_a: str, run_b: str, seed: int = 0) -> Table:
-    """Paired bootstrap of B - A over the questions both runs judged."""
+    """Paired bootstrap of B - A over the questions both runs judged (first samples)."""
     _, sa = run_scores(store, run_a)
     _, sb = run_scores(store, run_b)
     return compare_scores(run_a, sa, run_b, sb, seed=seed)
+
+
+def compare_runs_frs(
+    store: Store, run_a: str, run_b: str, top_k_percent: float | None = None, seed: int = 0
+) -> Table | None:
+    """The paired comparison under each FRS aggregation (all samples, first, top-K%), when
+    either run has more than one sample per question or K is given; else None."""
+    _, sa = run_scores(store, run_a, all_samples=True)
+    _, sb = run_scores(store, run_b, all_samples=True)
+    sampled = any(s.sample > 0 for s in sa + sb)
+    if top_k_percent is None and not sampled:
+        return None
+    k = check_top_k(top_k_percent) if top_k_percent is not None else DEFAULT_TOP_K
+    return frs_compare(run_a, sa, run_b, sb, k, seed=seed)
 
 
 def compare_scores(

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from evaluation import run_history, runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
-from evaluation.models import AnswerResult, EvalQuestion, Fact, QuestionResult
+from evaluation.models import AnswerResult, AnswerVariant, EvalQuestion, Fact, QuestionResult
 from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
@@ -37,6 +37,9 @@ from kg.runs import RunStatus
 from kg.store import Store, StoreError
 
 Progress = Callable[[int, int], None]
+# One answer to produce (or stored answer to judge): question, context, ground truth, the
+# stored answer (judge runs) and the answer's variant (sample index, ...).
+_Item = tuple[EvalQuestion, list[Fact], list[Fact], dict | None, AnswerVariant]
 # Refusals that no retry or other question can fix: stop the run instead of failing each item.
 _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError)
 
@@ -140,16 +143,15 @@ class _Pipeline:
             if self.progress:
                 self.progress(self.completed, self.total)
 
-    async def process(
-        self, q: EvalQuestion, context: list[Fact], gt: list[Fact], stored: dict | None
-    ) -> None:
+    async def process(self, item: _Item) -> None:
+        q, context, gt, stored, variant = item
         if stored is not None:
             answer: AnswerResult | None = None
             a_uid, text = stored["answer"], stored["text"] or ""
         else:
             assert self.responder is not None
-            answer = await self.responder.answer(q, context)
-            a_uid, text = answer_uid(self.run_id, q.uid), answer.text
+            answer = await self.responder.answer(q, context, variant)
+            a_uid, text = answer_uid(self.run_id, q.uid, variant.key()), answer.text
         if self.batch_judge is not None:
             self.answered.append((q, gt, answer, a_uid, text))
             if len(self.answered) >= self.spec.batch_size:
@@ -187,9 +189,7 @@ class _Pipeline:
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self.flush())
 
-    async def run(
-        self, items: list[tuple[EvalQuestion, list[Fact], list[Fact], dict | None]], workers: int
-    ) -> None:
+    async def run(self, items: list[_Item], workers: int) -> None:
         queue: asyncio.Queue = asyncio.Queue()
         for item in items:
             queue.put_nowait(item)
@@ -202,9 +202,10 @@ class _Pipeline:
                     if self.lease.problem and "Neo4j" in self.lease.problem:
                         self.db_error = self.lease.problem
                     break
-                q, ctx, gt, stored = queue.get_nowait()
+                item = queue.get_nowait()
+                q = item[0]
                 try:
-                    await self.process(q, ctx, gt, stored)
+                    await self.process(item)
                 except BudgetExceeded as exc:
                     self.stopped = str(exc)
                 except ServerUnreachable as exc:  # every other question would fail too
@@ -260,14 +261,16 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     )
     judge = make_judge(spec, j_client)
     responder = (
-        make_responder(spec.responder, r_client, spec.strategy) if spec.kind == "eval" else None
+        make_responder(spec.responder, r_client, spec.strategy, spec.samples, spec.seed)
+        if spec.kind == "eval"
+        else None
     )
     names = (responder.prompt_names() if responder else []) + judge.prompt_names()
     hashes = prompt_hashes(names)
     run_id = spec.run_id or spec.default_run_id(hashes)
     identity = spec.identity(hashes)
 
-    stored: dict[str, dict] = {}
+    stored: list[dict] = []
     if spec.kind == "judge":
         if not spec.source_run:
             raise EvalInputError("a judge run needs the run whose answers it judges (--run)")
@@ -283,7 +286,7 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     # A judge run selects like an eval run, within the source run's answers.
     questions, problems = load_questions(
         store,
-        uids=sorted(stored) if spec.kind == "judge" else None,
+        uids=sorted({r["question"] for r in stored}) if spec.kind == "judge" else None,
         domains=spec.domains,
         hops=spec.hops,
         limit=spec.limit,
@@ -373,12 +376,21 @@ def _execute_leased(
 ) -> RunSummary:
     """The run itself, while this process holds the run's lease (one writer per run)."""
     runs.start_run(store, run_id, props, spec.source_run)
-    done = runs.done_questions(store, run_id)
-    items = [
-        (q, contexts.get(q.uid, []), gts[q.uid], stored.get(q.uid) if stored else None)
-        for q in questions
-        if q.uid not in done
-    ]
+    done = runs.done_answers(store, run_id)
+    items: list[_Item] = []
+    if stored:  # judge run: every stored answer (each sample of a sampled run)
+        by_uid = {q.uid: q for q in questions}
+        for row in stored:
+            q = by_uid.get(row["question"])
+            if q is not None and row["answer"] not in done:
+                variant = AnswerVariant(sample=row.get("sample") or 0)
+                items.append((q, [], gts[q.uid], row, variant))
+    else:
+        for q in questions:
+            for sample in range(spec.samples):
+                variant = AnswerVariant(sample=sample)
+                if answer_uid(run_id, q.uid, variant.key()) not in done:
+                    items.append((q, contexts.get(q.uid, []), gts[q.uid], None, variant))
     clients = [c for c in (r_client, j_client) if c is not None]
     workers = spec.workers or (
         (r_client.config.concurrency if r_client else 4)

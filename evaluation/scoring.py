@@ -37,6 +37,9 @@ class QuestionScore(BaseModel):
     duplicates: int = 0
     foreign: int = 0  # stored verdicts on paths outside the question's valid set (ignored)
     present: dict[str, bool] = {}  # path uid -> judged present (for agreement)
+    sample: int = 0  # which sample of the question's answers (0: the first / only one)
+    confidence: float | None = None  # mean token log-probability (None: no logprobs)
+    low_confidence_share: float | None = None
 
 
 def score_row(row: dict[str, Any]) -> QuestionScore:
@@ -81,6 +84,9 @@ def score_row(row: dict[str, Any]) -> QuestionScore:
         duplicates=row.get("duplicates") or 0,
         foreign=foreign,
         present=present,
+        sample=row.get("sample") or 0,
+        confidence=row.get("confidence"),
+        low_confidence_share=row.get("low_confidence_share"),
     )
 
 
@@ -97,12 +103,19 @@ def _fetch(store: Store, run_id: str) -> list[dict[str, Any]]:
         return s.execute_read(work)
 
 
-def run_scores(store: Store, run_id: str) -> tuple[dict[str, Any], list[QuestionScore]]:
-    """The run record and one score per judged question (unknown run id: EvalInputError)."""
+def run_scores(
+    store: Store, run_id: str, *, all_samples: bool = False
+) -> tuple[dict[str, Any], list[QuestionScore]]:
+    """The run record and one score per judged question: its first sample's (unknown run id:
+    EvalInputError). `all_samples`: one score per judged answer, every sample of a sampled run.
+    """
     run = get_run(store, run_id)
     if run.get("kind") not in ("eval", "judge"):
         raise EvalInputError(
             f"run {run_id!r} is a {run.get('kind')} run, not a "
             "PerspectiveBench evaluation (kg eval run / kg eval judge)"
         )
-    return run, [score_row(r) for r in _fetch(store, run_id) if r["targets"]]
+    rows = [r for r in _fetch(store, run_id) if r["targets"]]
+    if not all_samples:
+        rows = [r for r in rows if not r.get("sample")]
+    return run, [score_row(r) for r in rows]

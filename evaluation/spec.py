@@ -41,6 +41,7 @@ class RunSpec(BaseModel):
     hops: list[int] | None = None
     limit: int | None = None
     skip_invalid: bool = False
+    samples: int = Field(default=1, ge=1, description="answers per question (FRS)")
     batch_size: int = Field(default=50, ge=1)
     workers: int | None = None  # questions in flight; default: responder + judge concurrency
     shared_concurrency: int | None = Field(
@@ -49,7 +50,7 @@ class RunSpec(BaseModel):
 
     def identity(self, prompt_hashes: dict[str, str]) -> dict[str, Any]:
         """Everything that determines the results; equal identity = the same run."""
-        return {
+        out: dict[str, Any] = {
             "kind": self.kind,
             "source_run": self.source_run,
             "responder": self.responder if self.kind == "eval" else None,
@@ -75,6 +76,10 @@ class RunSpec(BaseModel):
             "limit": self.limit,
             "prompt_hashes": prompt_hashes,
         }
+        # absent for one sample: the ids of runs without samples stay what they were
+        if self.samples != 1:
+            out["samples"] = self.samples
+        return out
 
     def default_run_id(self, prompt_hashes: dict[str, str]) -> str:
         blob = json.dumps(self.identity(prompt_hashes), sort_keys=True, default=str)

@@ -1,4 +1,7 @@
-// The answers a responder run stored (re-judged without asking the responder again).
+// The answers a responder run stored (re-judged without asking the responder again); answers
+// written before variants existed have no sample: they are sample 0.
 MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: $uid})
 MATCH (a)-[:FOR]->(q:Question)
-RETURN a.uid AS answer, q.uid AS question, a.text AS text, a.tokens AS tokens
+RETURN a.uid AS answer, q.uid AS question, a.text AS text, a.tokens AS tokens,
+       coalesce(a.sample, 0) AS sample
+ORDER BY q.uid, sample

@@ -87,6 +87,9 @@ class AnswerVariant(BaseModel):
     context: str | None = None  # id of a context perturbation
     formulation: str | None = None  # name of a question formulation
     decoder: dict[str, float | int | str] | None = None  # sampling parameters sent
+    # the text of the context perturbation put before the question (stored on the answer;
+    # not identifying: the id and the run's seed determine it)
+    preamble: str | None = None
 
     def key(self) -> dict[str, object] | None:
         """The fields that identify the variant (None for the default one): part of its uid.

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.aggregate import METRICS, by_field, by_hop
+from evaluation.consistency import consistency_tables
 from evaluation.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
 from evaluation.judge_validation import latest_validations, trust_line
 from evaluation.questions import EvalInputError
@@ -75,8 +76,10 @@ def build_report(
     report = Report()
     loaded: list[tuple[dict[str, Any], list[QuestionScore]]] = []
     sampled: dict[str, list[QuestionScore]] = {}
+    perturbed: dict[str, list[QuestionScore]] = {}  # runs with C3 context perturbations
     for rid in run_ids:
-        run, every = run_scores(store, rid, all_samples=True)
+        run, variants = run_scores(store, rid, all_samples=True)
+        every = [s for s in variants if s.context is None]  # the samples of the original
         scores = [s for s in every if s.sample == 0]  # the tables below: the first sample
         if not scores:
             raise EvalInputError(f"run {rid!r} has no judged answers yet")
@@ -84,6 +87,8 @@ def build_report(
         report.runs[run["uid"]], report.scores[run["uid"]] = run, scores
         if top_k_percent is not None or len(every) > len(scores):
             sampled[run["uid"]] = every
+        if len(variants) > len(every):
+            perturbed[run["uid"]] = variants
     summary_rows, hop_tables = [], {}
     # how far each judge can be trusted: its stored validation against gold labels, if any
     validations = latest_validations(store, [str(r["judge"]) for r, _ in loaded if r.get("judge")])
@@ -128,6 +133,9 @@ def build_report(
                 out_dir,
                 formats,
             )
+        if rid in perturbed:
+            for name, table in consistency_tables(store, label, perturbed[rid]).items():
+                write(report, f"{rid}_{name}", table, out_dir, formats)
         overall = next(r for r in t.rows if r["hop"] == "Overall")
         summary_rows.append(
             {
@@ -207,8 +215,9 @@ def compare_runs_frs(
 ) -> Table | None:
     """The paired comparison under each FRS aggregation (all samples, first, top-K%), when
     either run has more than one sample per question or K is given; else None."""
-    _, sa = run_scores(store, run_a, all_samples=True)
-    _, sb = run_scores(store, run_b, all_samples=True)
+    # the samples of the original questions (not their C3 context perturbations)
+    sa = [s for s in run_scores(store, run_a, all_samples=True)[1] if s.context is None]
+    sb = [s for s in run_scores(store, run_b, all_samples=True)[1] if s.context is None]
     sampled = any(s.sample > 0 for s in sa + sb)
     if top_k_percent is None and not sampled:
         return None

@@ -102,7 +102,7 @@ class LLMResponder:
         self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant | None = None
     ) -> AnswerResult:
         variant = variant or AnswerVariant()
-        messages = answer_messages(q.text, context, self.strategy)
+        messages = answer_messages(q.text, context, self.strategy, variant.preamble)
         extra: dict[str, Any] = {}
         if self.samples > 1:  # unsampled runs send exactly the request they always sent
             extra = {**(self.decoder(variant.sample) or {}), "logprobs": True}

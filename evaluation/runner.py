@@ -19,6 +19,7 @@ from evaluation import run_history, runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
 from evaluation.models import AnswerResult, AnswerVariant, EvalQuestion, Fact, QuestionResult
+from evaluation.perturbations import CONTEXT_PROMPTS, build_perturbations
 from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
@@ -266,6 +267,8 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         else None
     )
     names = (responder.prompt_names() if responder else []) + judge.prompt_names()
+    if spec.contexts:
+        names += CONTEXT_PROMPTS
     hashes = prompt_hashes(names)
     run_id = spec.run_id or spec.default_run_id(hashes)
     identity = spec.identity(hashes)
@@ -311,6 +314,11 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
 
     opts = ContextOptions(spec.setting, noise=spec.noise, top_k=spec.top_k, seed=spec.seed)
     contexts = build_contexts(store, questions, opts) if spec.kind == "eval" else {}
+    perturbations = (
+        build_perturbations(store, questions, spec.contexts, spec.seed)
+        if spec.kind == "eval"
+        else {}
+    )
     gts = ground_truth(store, questions, spec.gt)
 
     models = [m for m in (responder.name if responder else None, judge.name) if m]
@@ -344,6 +352,7 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
             questions,
             problems,
             contexts,
+            perturbations,
             gts,
             stored,
             judge,
@@ -364,6 +373,7 @@ def _execute_leased(
     questions,
     problems,
     contexts,
+    perturbations,
     gts,
     stored,
     judge,
@@ -383,14 +393,24 @@ def _execute_leased(
         for row in stored:
             q = by_uid.get(row["question"])
             if q is not None and row["answer"] not in done:
-                variant = AnswerVariant(sample=row.get("sample") or 0)
+                variant = AnswerVariant(
+                    sample=row.get("sample") or 0,
+                    context=row.get("context_variant"),
+                    preamble=row.get("perturbation"),
+                )
                 items.append((q, [], gts[q.uid], row, variant))
     else:
         for q in questions:
-            for sample in range(spec.samples):
-                variant = AnswerVariant(sample=sample)
-                if answer_uid(run_id, q.uid, variant.key()) not in done:
-                    items.append((q, contexts.get(q.uid, []), gts[q.uid], None, variant))
+            # the original question, then each of its C3 context perturbations
+            for ctx in [None, *perturbations.get(q.uid, [])]:
+                for sample in range(spec.samples):
+                    variant = AnswerVariant(
+                        sample=sample,
+                        context=ctx.id if ctx else None,
+                        preamble=ctx.text if ctx else None,
+                    )
+                    if answer_uid(run_id, q.uid, variant.key()) not in done:
+                        items.append((q, contexts.get(q.uid, []), gts[q.uid], None, variant))
     clients = [c for c in (r_client, j_client) if c is not None]
     workers = spec.workers or (
         (r_client.config.concurrency if r_client else 4)

@@ -136,6 +136,7 @@ def _variant_props(a: AnswerResult) -> dict[str, Any]:
     return {
         "sample": v.sample,
         "context_variant": v.context,
+        "perturbation": v.preamble,
         "formulation": v.formulation,
         "decoder": json.dumps(v.decoder, sort_keys=True) if v.decoder else None,
         "confidence": c.mean_logprob if c else None,

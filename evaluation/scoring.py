@@ -38,6 +38,7 @@ class QuestionScore(BaseModel):
     foreign: int = 0  # stored verdicts on paths outside the question's valid set (ignored)
     present: dict[str, bool] = {}  # path uid -> judged present (for agreement)
     sample: int = 0  # which sample of the question's answers (0: the first / only one)
+    context: str | None = None  # C3 context perturbation id (None: the original question)
     confidence: float | None = None  # mean token log-probability (None: no logprobs)
     low_confidence_share: float | None = None
 
@@ -85,6 +86,7 @@ def score_row(row: dict[str, Any]) -> QuestionScore:
         foreign=foreign,
         present=present,
         sample=row.get("sample") or 0,
+        context=row.get("context_variant"),
         confidence=row.get("confidence"),
         low_confidence_share=row.get("low_confidence_share"),
     )
@@ -106,9 +108,9 @@ def _fetch(store: Store, run_id: str) -> list[dict[str, Any]]:
 def run_scores(
     store: Store, run_id: str, *, all_samples: bool = False
 ) -> tuple[dict[str, Any], list[QuestionScore]]:
-    """The run record and one score per judged question: its first sample's (unknown run id:
-    EvalInputError). `all_samples`: one score per judged answer, every sample of a sampled run.
-    """
+    """The run record and one score per judged question: its first sample's, without context
+    perturbation (unknown run id: EvalInputError). `all_samples`: one score per judged answer
+    (every sample and context perturbation)."""
     run = get_run(store, run_id)
     if run.get("kind") not in ("eval", "judge"):
         raise EvalInputError(
@@ -117,5 +119,5 @@ def run_scores(
         )
     rows = [r for r in _fetch(store, run_id) if r["targets"]]
     if not all_samples:
-        rows = [r for r in rows if not r.get("sample")]
+        rows = [r for r in rows if not r.get("sample") and r.get("context_variant") is None]
     return run, [score_row(r) for r in rows]

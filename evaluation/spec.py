@@ -42,6 +42,7 @@ class RunSpec(BaseModel):
     limit: int | None = None
     skip_invalid: bool = False
     samples: int = Field(default=1, ge=1, description="answers per question (FRS)")
+    contexts: int = Field(default=0, ge=0, description="C3 context perturbations per question")
     batch_size: int = Field(default=50, ge=1)
     workers: int | None = None  # questions in flight; default: responder + judge concurrency
     shared_concurrency: int | None = Field(
@@ -79,6 +80,8 @@ class RunSpec(BaseModel):
         # absent for one sample: the ids of runs without samples stay what they were
         if self.samples != 1:
             out["samples"] = self.samples
+        if self.contexts:
+            out["contexts"] = self.contexts
         return out
 
     def default_run_id(self, prompt_hashes: dict[str, str]) -> str:

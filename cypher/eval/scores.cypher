@@ -6,7 +6,8 @@ MATCH (a)-[:FOR]->(q:Question)
 WITH a, j, q, [(v:Verdict)-[:OF]->(a) WHERE v.run = $uid | v] AS vs
 RETURN q.uid AS question, q.id AS id, q.domain AS domain, q.theme AS theme, q.hop AS hop,
        a.uid AS answer, a.tokens AS tokens, a.tokens_source AS tokens_source,
-       coalesce(a.sample, 0) AS sample, a.confidence AS confidence,
+       coalesce(a.sample, 0) AS sample, a.context_variant AS context_variant,
+       a.confidence AS confidence,
        a.low_confidence_share AS low_confidence_share,
        [(q)-[:TARGET]->(p:Path) | p.uid] AS targets,
        [(q)-[:TARGET|DISTRACTOR]->(p:Path) | p.uid] AS valid,
@@ -17,4 +18,4 @@ RETURN q.uid AS question, q.id AS id, q.domain AS domain, q.theme AS theme, q.ho
        COUNT { (c:Claim)-[:OF]->(a) WHERE c.run = $uid AND c.supported } AS n_supported,
        j.relevancy AS relevancy, j.relevancy_method AS relevancy_method,
        j.rejected AS rejected, j.duplicates AS duplicates
-ORDER BY q.domain, q.id, sample
+ORDER BY q.domain, q.id, sample, context_variant

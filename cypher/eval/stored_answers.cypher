@@ -3,5 +3,6 @@
 MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: $uid})
 MATCH (a)-[:FOR]->(q:Question)
 RETURN a.uid AS answer, q.uid AS question, a.text AS text, a.tokens AS tokens,
-       coalesce(a.sample, 0) AS sample
-ORDER BY q.uid, sample
+       coalesce(a.sample, 0) AS sample, a.context_variant AS context_variant,
+       a.perturbation AS perturbation
+ORDER BY q.uid, sample, context_variant

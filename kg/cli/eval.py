@@ -120,6 +120,12 @@ def run_cmd(
         help="answers per question, each with its own seed and token logprobs (FRS: "
         "`kg eval report --top-k-percent`); use with --temperature",
     ),
+    contexts: int = typer.Option(
+        0,
+        help="C3: also answer each question under C seeded, content-neutral context "
+        "perturbations (domain facts or a neutral framing put before it); the report adds "
+        "the consistency tables",
+    ),
 ) -> None:
     """Answer the selected questions with a responder, judge every answer, store the run."""
     from evaluation.judges import OFFLINE_JUDGES
@@ -130,6 +136,8 @@ def run_cmd(
 
     if samples < 1:
         fail(f"--samples: must be at least 1 (got {samples})")
+    if contexts < 0:
+        fail(f"--contexts: must be at least 0 (got {contexts})")
     common: dict[str, Any] = {
         "no_cache": no_cache,
         "max_cost": max_cost,
@@ -186,6 +194,7 @@ def run_cmd(
         limit=limit,
         skip_invalid=skip_invalid,
         samples=samples,
+        contexts=contexts,
     )
     _execute(spec)
 

@@ -73,7 +73,7 @@ def per_question(
             by_q[s.question].append(s)
     out = []
     for q in sorted(by_q):
-        orig = next((s for s in by_q[q] if s.context is None), None)
+        orig = next((s for s in by_q[q] if s.original), None)
         perturbed = sorted(
             (s for s in by_q[q] if s.context is not None), key=lambda s: s.context or ""
         )

@@ -90,10 +90,16 @@ class AnswerVariant(BaseModel):
     # the text of the context perturbation put before the question (stored on the answer;
     # not identifying: the id and the run's seed determine it)
     preamble: str | None = None
+    # PROOF: the question as asked under `formulation` (None: the stored text) and the
+    # distractor path whose relation an adversarial or hint formulation names
+    question_text: str | None = None
+    hint_path: str | None = None
+    decoder_point: str | None = None  # id of a `--decoders` grid point ("d1", ...)
 
     def key(self) -> dict[str, object] | None:
         """The fields that identify the variant (None for the default one): part of its uid.
-        Decoder settings are recorded, not identifying: they follow from the run's spec."""
+        Decoder settings are recorded, not identifying: they follow from the run's spec (a grid
+        point is identified by its id)."""
         out: dict[str, object] = {}
         if self.sample:
             out["sample"] = self.sample
@@ -101,6 +107,8 @@ class AnswerVariant(BaseModel):
             out["context"] = self.context
         if self.formulation is not None:
             out["formulation"] = self.formulation
+        if self.decoder_point is not None:
+            out["decoder_point"] = self.decoder_point
         return out or None
 
 

@@ -79,7 +79,7 @@ def build_report(
     perturbed: dict[str, list[QuestionScore]] = {}  # runs with C3 context perturbations
     for rid in run_ids:
         run, variants = run_scores(store, rid, all_samples=True)
-        every = [s for s in variants if s.context is None]  # the samples of the original
+        every = [s for s in variants if s.original]  # the samples of the original question
         scores = [s for s in every if s.sample == 0]  # the tables below: the first sample
         if not scores:
             raise EvalInputError(f"run {rid!r} has no judged answers yet")
@@ -87,7 +87,7 @@ def build_report(
         report.runs[run["uid"]], report.scores[run["uid"]] = run, scores
         if top_k_percent is not None or len(every) > len(scores):
             sampled[run["uid"]] = every
-        if len(variants) > len(every):
+        if any(s.context is not None for s in variants):
             perturbed[run["uid"]] = variants
     summary_rows, hop_tables = [], {}
     # how far each judge can be trusted: its stored validation against gold labels, if any
@@ -216,8 +216,8 @@ def compare_runs_frs(
     """The paired comparison under each FRS aggregation (all samples, first, top-K%), when
     either run has more than one sample per question or K is given; else None."""
     # the samples of the original questions (not their C3 context perturbations)
-    sa = [s for s in run_scores(store, run_a, all_samples=True)[1] if s.context is None]
-    sb = [s for s in run_scores(store, run_b, all_samples=True)[1] if s.context is None]
+    sa = [s for s in run_scores(store, run_a, all_samples=True)[1] if s.original]
+    sb = [s for s in run_scores(store, run_b, all_samples=True)[1] if s.original]
     sampled = any(s.sample > 0 for s in sa + sb)
     if top_k_percent is None and not sampled:
         return None

@@ -102,18 +102,24 @@ class LLMResponder:
         self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant | None = None
     ) -> AnswerResult:
         variant = variant or AnswerVariant()
-        messages = answer_messages(q.text, context, self.strategy, variant.preamble)
-        extra: dict[str, Any] = {}
-        if self.samples > 1:  # unsampled runs send exactly the request they always sent
-            extra = {**(self.decoder(variant.sample) or {}), "logprobs": True}
+        question = variant.question_text or q.text  # a PROOF formulation, else the stored text
+        messages = answer_messages(question, context, self.strategy, variant.preamble)
+        sent: dict[str, Any] = {}  # unsampled runs send exactly the request they always sent
+        if self.samples > 1:
+            sent = dict(self.decoder(variant.sample) or {})
+        if variant.decoder_point is not None:  # a decoder grid point: its settings win
+            sent.update(variant.decoder or {})
+        # top_logprobs too: llama-cpp-python's server returns no logprobs without it
+        extra: dict[str, Any] = (
+            {**sent, "logprobs": True, "top_logprobs": 1} if self.samples > 1 else dict(sent)
+        )
+        if sent:
             recorded = {
                 k: v
                 for k, v in self.client.request_params().items()
                 if k in ("temperature", "top_p") and isinstance(v, int | float | str)
             }
-            variant = variant.model_copy(
-                update={"decoder": {**recorded, **(self.decoder(variant.sample) or {})}}
-            )
+            variant = variant.model_copy(update={"decoder": {**recorded, **sent}})
         reply = await self.client.complete(
             messages,
             prompt_name="eval/answer_user",

@@ -15,11 +15,11 @@ from collections.abc import Callable
 import openai
 from pydantic import BaseModel, Field
 
-from evaluation import run_history, runs
+from evaluation import decoders, formulations, run_history, runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
 from evaluation.models import AnswerResult, AnswerVariant, EvalQuestion, Fact, QuestionResult
-from evaluation.perturbations import CONTEXT_PROMPTS, build_perturbations
+from evaluation.perturbations import CONTEXT_PROMPTS, Perturbation, build_perturbations
 from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
@@ -269,6 +269,9 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     names = (responder.prompt_names() if responder else []) + judge.prompt_names()
     if spec.contexts:
         names += CONTEXT_PROMPTS
+    names += [
+        formulations.TEMPLATES[n] for n in spec.formulations or [] if n in formulations.TEMPLATES
+    ]
     hashes = prompt_hashes(names)
     run_id = spec.run_id or spec.default_run_id(hashes)
     identity = spec.identity(hashes)
@@ -319,6 +322,9 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         if spec.kind == "eval"
         else {}
     )
+    grid_subset = (
+        decoders.subset(questions, spec.subset_percent, spec.seed) if spec.decoders else set()
+    )
     gts = ground_truth(store, questions, spec.gt)
 
     models = [m for m in (responder.name if responder else None, judge.name) if m]
@@ -353,6 +359,7 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
             problems,
             contexts,
             perturbations,
+            grid_subset,
             gts,
             stored,
             judge,
@@ -365,6 +372,29 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         )
 
 
+def question_variants(
+    q: EvalQuestion,
+    spec: RunSpec,
+    perturbations: dict[str, list[Perturbation]],
+    grid_subset: set[str],
+) -> list[AnswerVariant]:
+    """What a question is asked as (each then `--samples` times): the original, each C3
+    context perturbation, each PROOF formulation and, on the seeded subset, each decoder grid
+    point."""
+    out = [AnswerVariant()]
+    out += [AnswerVariant(context=c.id, preamble=c.text) for c in perturbations.get(q.uid, [])]
+    out += [
+        AnswerVariant(formulation=f.name, question_text=f.text, hint_path=f.hint_path)
+        for f in formulations.formulate(q, spec.formulations or [], spec.seed)
+    ]
+    if q.uid in grid_subset:
+        out += [
+            AnswerVariant(decoder_point=f"d{i}", decoder=dict(point))
+            for i, point in enumerate(spec.decoders or [], 1)
+        ]
+    return out
+
+
 def _execute_leased(
     store: Store,
     spec: RunSpec,
@@ -374,6 +404,7 @@ def _execute_leased(
     problems,
     contexts,
     perturbations,
+    grid_subset,
     gts,
     stored,
     judge,
@@ -397,18 +428,17 @@ def _execute_leased(
                     sample=row.get("sample") or 0,
                     context=row.get("context_variant"),
                     preamble=row.get("perturbation"),
+                    formulation=row.get("formulation"),
+                    question_text=row.get("formulated"),
+                    hint_path=row.get("hint_path"),
+                    decoder_point=row.get("decoder_point"),
                 )
                 items.append((q, [], gts[q.uid], row, variant))
     else:
         for q in questions:
-            # the original question, then each of its C3 context perturbations
-            for ctx in [None, *perturbations.get(q.uid, [])]:
+            for base in question_variants(q, spec, perturbations, grid_subset):
                 for sample in range(spec.samples):
-                    variant = AnswerVariant(
-                        sample=sample,
-                        context=ctx.id if ctx else None,
-                        preamble=ctx.text if ctx else None,
-                    )
+                    variant = base.model_copy(update={"sample": sample})
                     if answer_uid(run_id, q.uid, variant.key()) not in done:
                         items.append((q, contexts.get(q.uid, []), gts[q.uid], None, variant))
     clients = [c for c in (r_client, j_client) if c is not None]

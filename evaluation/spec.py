@@ -43,6 +43,9 @@ class RunSpec(BaseModel):
     skip_invalid: bool = False
     samples: int = Field(default=1, ge=1, description="answers per question (FRS)")
     contexts: int = Field(default=0, ge=0, description="C3 context perturbations per question")
+    formulations: list[str] | None = None  # PROOF formulation names (original first)
+    decoders: list[dict[str, float | int | str]] | None = None  # PROOF decoder grid points
+    subset_percent: float = Field(default=10.0, gt=0, le=100, description="decoder-grid subset")
     batch_size: int = Field(default=50, ge=1)
     workers: int | None = None  # questions in flight; default: responder + judge concurrency
     shared_concurrency: int | None = Field(
@@ -82,6 +85,11 @@ class RunSpec(BaseModel):
             out["samples"] = self.samples
         if self.contexts:
             out["contexts"] = self.contexts
+        if self.formulations:
+            out["formulations"] = self.formulations
+        if self.decoders:
+            out["decoders"] = self.decoders
+            out["subset_percent"] = self.subset_percent
         return out
 
     def default_run_id(self, prompt_hashes: dict[str, str]) -> str:

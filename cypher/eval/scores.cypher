@@ -7,6 +7,7 @@ WITH a, j, q, [(v:Verdict)-[:OF]->(a) WHERE v.run = $uid | v] AS vs
 RETURN q.uid AS question, q.id AS id, q.domain AS domain, q.theme AS theme, q.hop AS hop,
        a.uid AS answer, a.tokens AS tokens, a.tokens_source AS tokens_source,
        coalesce(a.sample, 0) AS sample, a.context_variant AS context_variant,
+       a.formulation AS formulation, a.decoder_point AS decoder_point, a.hint_path AS hint_path,
        a.confidence AS confidence,
        a.low_confidence_share AS low_confidence_share,
        [(q)-[:TARGET]->(p:Path) | p.uid] AS targets,

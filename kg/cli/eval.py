@@ -126,6 +126,19 @@ def run_cmd(
         "perturbations (domain facts or a neutral framing put before it); the report adds "
         "the consistency tables",
     ),
+    formulations: str = typer.Option(
+        None,
+        help="PROOF: also ask these formulations, comma-separated or 'all': original, "
+        "neutral-1, neutral-2, adversarial, hint (see `kg eval profile`)",
+    ),
+    decoders: str = typer.Option(
+        None,
+        help="PROOF: decoder grid on a seeded subset, points separated by ';', e.g. "
+        "'temperature=0.2;temperature=1.0,top_p=0.9;seed=7'",
+    ),
+    subset_percent: float = typer.Option(
+        10.0, help="PROOF: percent of the selected questions the decoder grid runs on"
+    ),
 ) -> None:
     """Answer the selected questions with a responder, judge every answer, store the run."""
     from evaluation.judges import OFFLINE_JUDGES
@@ -138,6 +151,12 @@ def run_cmd(
         fail(f"--samples: must be at least 1 (got {samples})")
     if contexts < 0:
         fail(f"--contexts: must be at least 0 (got {contexts})")
+    from evaluation.decoders import check_subset, parse_grid
+    from evaluation.formulations import parse_names
+
+    forms = parse_names(formulations) or None  # bad names / points: InputError (KGGroup)
+    grid = parse_grid(decoders) or None
+    check_subset(subset_percent)
     common: dict[str, Any] = {
         "no_cache": no_cache,
         "max_cost": max_cost,
@@ -195,6 +214,9 @@ def run_cmd(
         skip_invalid=skip_invalid,
         samples=samples,
         contexts=contexts,
+        formulations=forms,
+        decoders=grid,
+        subset_percent=subset_percent,
     )
     _execute(spec)
 
@@ -344,6 +366,32 @@ def _write_html(store: Any, runs: list[str], path: Path) -> Path:
         return write_html(path, eval_payload(store, runs), title=f"Evaluation: {', '.join(runs)}")
     except OSError as exc:
         fail(f"{path}: cannot write the HTML report: {exc}")
+
+
+@eval_app.command("profile")
+def profile_cmd(
+    run: str = typer.Argument(..., help="run id"),
+    out: Path = typer.Option(None, help="write the tables (CSV/JSON/Markdown) and PNG plots here"),
+    formats: str = typer.Option("csv,json,md", help="comma-separated: csv, json, md"),
+    plots: bool = typer.Option(True, help="PNG plots (with --out)"),
+    top_k_percent: float = typer.Option(
+        None, help="FRS: K of the top-K% aggregation, K in (0, 100] (default 50)"
+    ),
+) -> None:
+    """Robustness profile of one run: FRS over samples, C3 consistency over contexts, PAS per
+    formulation (broken aligned answers, hint following) and per decoder, with spreads per
+    domain and hop."""
+    from evaluation.frs import check_top_k
+    from evaluation.profile_report import build_profile
+
+    if top_k_percent is not None:
+        check_top_k(top_k_percent)
+    with open_store() as store:
+        rep = build_profile(store, run, out, _formats(formats), plots, top_k_percent)
+    _print_tables(rep.tables.values())
+    if out is not None:
+        (out / "profile.md").write_text(rep.markdown(), encoding="utf-8")
+        console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
 
 
 @eval_app.command("view")

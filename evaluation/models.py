@@ -78,6 +78,48 @@ class EvalQuestion(BaseModel):
         return f"question {self.domain}#{self.id} (uid {self.uid})"
 
 
+class AnswerVariant(BaseModel):
+    """Which variant of a question's answer this is: the sample index and (for robustness
+    profiles) a context perturbation, a formulation and decoder settings. The default variant
+    (sample 0, nothing perturbed) is the plain answer of a run without variants."""
+
+    sample: int = Field(default=0, ge=0)
+    context: str | None = None  # id of a context perturbation
+    formulation: str | None = None  # name of a question formulation
+    decoder: dict[str, float | int | str] | None = None  # sampling parameters sent
+    # the text of the context perturbation put before the question (stored on the answer;
+    # not identifying: the id and the run's seed determine it)
+    preamble: str | None = None
+    # PROOF: the question as asked under `formulation` (None: the stored text) and the
+    # distractor path whose relation an adversarial or hint formulation names
+    question_text: str | None = None
+    hint_path: str | None = None
+    decoder_point: str | None = None  # id of a `--decoders` grid point ("d1", ...)
+
+    def key(self) -> dict[str, object] | None:
+        """The fields that identify the variant (None for the default one): part of its uid.
+        Decoder settings are recorded, not identifying: they follow from the run's spec (a grid
+        point is identified by its id)."""
+        out: dict[str, object] = {}
+        if self.sample:
+            out["sample"] = self.sample
+        if self.context is not None:
+            out["context"] = self.context
+        if self.formulation is not None:
+            out["formulation"] = self.formulation
+        if self.decoder_point is not None:
+            out["decoder_point"] = self.decoder_point
+        return out or None
+
+
+class Confidence(BaseModel):
+    """Token log-probabilities of an answer, summarised (FRS ranks samples by `mean_logprob`)."""
+
+    mean_logprob: float  # mean natural-log probability of the generated tokens
+    low_share: float  # share of tokens below LOW_TOKEN_LOGPROB
+    tokens: int  # tokens with a log-probability
+
+
 class AnswerResult(BaseModel):
     text: str
     tokens: int  # generated tokens
@@ -85,6 +127,8 @@ class AnswerResult(BaseModel):
     prompt_tokens: int = 0
     context_uids: list[str] = Field(default_factory=list)
     model: str = ""
+    variant: AnswerVariant = Field(default_factory=AnswerVariant)
+    confidence: Confidence | None = None  # None: the server returned no logprobs
 
 
 class PathVerdict(BaseModel):

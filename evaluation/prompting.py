@@ -28,7 +28,11 @@ def responder_prompt_names(strategy: Strategy) -> list[str]:
     return [*ANSWER_PROMPTS, *extra]
 
 
-def answer_messages(question: str, context: list[Fact], strategy: Strategy) -> list[dict]:
+def answer_messages(
+    question: str, context: list[Fact], strategy: Strategy, preamble: str | None = None
+) -> list[dict]:
+    """`preamble`: a C3 context perturbation, put before everything else the user says (the
+    templates stay as they are: runs without perturbations keep their prompt hashes)."""
     rules = (
         load_prompt("eval/strategy_negative").text.rstrip("\n")
         if strategy is Strategy.negative
@@ -45,4 +49,6 @@ def answer_messages(question: str, context: list[Fact], strategy: Strategy) -> l
         .render(example=example, context_block=block, question=question)
         .strip()
     )
+    if preamble:
+        user = f"{preamble.strip()}\n\n{user}"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

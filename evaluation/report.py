@@ -8,6 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.aggregate import METRICS, by_field, by_hop
+from evaluation.consistency import consistency_tables
+from evaluation.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
 from evaluation.judge_validation import latest_validations, trust_line
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
@@ -64,16 +66,29 @@ def build_report(
     out_dir: Path | None = None,
     formats: list[str] | None = None,
     plots: bool = True,
+    top_k_percent: float | None = None,
 ) -> Report:
+    """`top_k_percent`: the K of the FRS table (a table per run with more than one sample per
+    question, or per run when K is given; default K = DEFAULT_TOP_K)."""
     formats = formats or ["csv", "json", "md"]
+    if top_k_percent is not None:
+        check_top_k(top_k_percent)
     report = Report()
     loaded: list[tuple[dict[str, Any], list[QuestionScore]]] = []
+    sampled: dict[str, list[QuestionScore]] = {}
+    perturbed: dict[str, list[QuestionScore]] = {}  # runs with C3 context perturbations
     for rid in run_ids:
-        run, scores = run_scores(store, rid)
+        run, variants = run_scores(store, rid, all_samples=True)
+        every = [s for s in variants if s.original]  # the samples of the original question
+        scores = [s for s in every if s.sample == 0]  # the tables below: the first sample
         if not scores:
             raise EvalInputError(f"run {rid!r} has no judged answers yet")
         loaded.append((run, scores))
         report.runs[run["uid"]], report.scores[run["uid"]] = run, scores
+        if top_k_percent is not None or len(every) > len(scores):
+            sampled[run["uid"]] = every
+        if any(s.context is not None for s in variants):
+            perturbed[run["uid"]] = variants
     summary_rows, hop_tables = [], {}
     # how far each judge can be trusted: its stored validation against gold labels, if any
     validations = latest_validations(store, [str(r["judge"]) for r, _ in loaded if r.get("judge")])
@@ -109,6 +124,18 @@ def build_report(
             out_dir,
             formats,
         )
+        if rid in sampled:
+            k = top_k_percent if top_k_percent is not None else DEFAULT_TOP_K
+            write(
+                report,
+                f"{rid}_frs",
+                frs_table(f"{label} — FRS aggregation of samples", sampled[rid], k),
+                out_dir,
+                formats,
+            )
+        if rid in perturbed:
+            for name, table in consistency_tables(store, label, perturbed[rid]).items():
+                write(report, f"{rid}_{name}", table, out_dir, formats)
         overall = next(r for r in t.rows if r["hop"] == "Overall")
         summary_rows.append(
             {
@@ -177,10 +204,25 @@ def _plots(hop_tables: dict[str, Table], summary_rows: list[dict], out_dir: Path
 
 
 def compare_runs(store: Store, run_a: str, run_b: str, seed: int = 0) -> Table:
-    """Paired bootstrap of B - A over the questions both runs judged."""
+    """Paired bootstrap of B - A over the questions both runs judged (first samples)."""
     _, sa = run_scores(store, run_a)
     _, sb = run_scores(store, run_b)
     return compare_scores(run_a, sa, run_b, sb, seed=seed)
+
+
+def compare_runs_frs(
+    store: Store, run_a: str, run_b: str, top_k_percent: float | None = None, seed: int = 0
+) -> Table | None:
+    """The paired comparison under each FRS aggregation (all samples, first, top-K%), when
+    either run has more than one sample per question or K is given; else None."""
+    # the samples of the original questions (not their C3 context perturbations)
+    sa = [s for s in run_scores(store, run_a, all_samples=True)[1] if s.original]
+    sb = [s for s in run_scores(store, run_b, all_samples=True)[1] if s.original]
+    sampled = any(s.sample > 0 for s in sa + sb)
+    if top_k_percent is None and not sampled:
+        return None
+    k = check_top_k(top_k_percent) if top_k_percent is not None else DEFAULT_TOP_K
+    return frs_compare(run_a, sa, run_b, sb, k, seed=seed)
 
 
 def compare_scores(

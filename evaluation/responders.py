@@ -9,9 +9,17 @@ Offline baselines (honest reference points, named as such in reports):
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
-from evaluation.models import AnswerResult, EvalPath, EvalQuestion, Fact, Strategy
+from evaluation.confidence import summarise
+from evaluation.models import (
+    AnswerResult,
+    AnswerVariant,
+    EvalPath,
+    EvalQuestion,
+    Fact,
+    Strategy,
+)
 from evaluation.prompting import answer_messages, responder_prompt_names
 from evaluation.tokens import REGEX_TOKENIZER, count_tokens
 from kg.errors import InputError
@@ -26,7 +34,9 @@ class Responder(Protocol):
 
     def prompt_names(self) -> list[str]: ...
 
-    async def answer(self, q: EvalQuestion, context: list[Fact]) -> AnswerResult: ...
+    async def answer(
+        self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant | None = None
+    ) -> AnswerResult: ...
 
 
 def _state_path(p: EvalPath) -> str:
@@ -48,7 +58,9 @@ class OfflineResponder:
     def prompt_names(self) -> list[str]:
         return []
 
-    async def answer(self, q: EvalQuestion, context: list[Fact]) -> AnswerResult:
+    async def answer(
+        self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant | None = None
+    ) -> AnswerResult:
         if self.kind == "empty":
             paths: list[EvalPath] = []
         elif self.kind == "target-only":
@@ -62,23 +74,58 @@ class OfflineResponder:
             tokens_source=REGEX_TOKENIZER,
             context_uids=[f.uid for f in context],
             model=self.name,
+            variant=variant or AnswerVariant(),
         )
 
 
 class LLMResponder:
     offline = False
 
-    def __init__(self, client: LLMClient, strategy: Strategy) -> None:
+    def __init__(
+        self, client: LLMClient, strategy: Strategy, samples: int = 1, seed: int = 0
+    ) -> None:
+        """`samples > 1`: every question is answered `samples` times, each sample with its own
+        seed (`seed + sample`) and with token logprobs asked for (the sample's confidence)."""
         self.client = client
         self.strategy = strategy
+        self.samples, self.seed = samples, seed
         self.name = f"llm:{client.config.model_name}"
 
     def prompt_names(self) -> list[str]:
         return responder_prompt_names(self.strategy)
 
-    async def answer(self, q: EvalQuestion, context: list[Fact]) -> AnswerResult:
-        messages = answer_messages(q.text, context, self.strategy)
-        reply = await self.client.complete(messages, prompt_name="eval/answer_user")
+    def decoder(self, sample: int) -> dict[str, float | int | str] | None:
+        """The sampling parameters sent beside the config's (None for an unsampled run)."""
+        return {"seed": self.seed + sample} if self.samples > 1 else None
+
+    async def answer(
+        self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant | None = None
+    ) -> AnswerResult:
+        variant = variant or AnswerVariant()
+        question = variant.question_text or q.text  # a PROOF formulation, else the stored text
+        messages = answer_messages(question, context, self.strategy, variant.preamble)
+        sent: dict[str, Any] = {}  # unsampled runs send exactly the request they always sent
+        if self.samples > 1:
+            sent = dict(self.decoder(variant.sample) or {})
+        if variant.decoder_point is not None:  # a decoder grid point: its settings win
+            sent.update(variant.decoder or {})
+        # top_logprobs too: llama-cpp-python's server returns no logprobs without it
+        extra: dict[str, Any] = (
+            {**sent, "logprobs": True, "top_logprobs": 1} if self.samples > 1 else dict(sent)
+        )
+        if sent:
+            recorded = {
+                k: v
+                for k, v in self.client.request_params().items()
+                if k in ("temperature", "top_p") and isinstance(v, int | float | str)
+            }
+            variant = variant.model_copy(update={"decoder": {**recorded, **sent}})
+        reply = await self.client.complete(
+            messages,
+            prompt_name="eval/answer_user",
+            sample=variant.sample if self.samples > 1 else None,
+            **extra,
+        )
         if reply.usage.reported:
             tokens, source = reply.usage.completion_tokens, "usage"
         else:
@@ -90,12 +137,16 @@ class LLMResponder:
             prompt_tokens=reply.usage.prompt_tokens,
             context_uids=[f.uid for f in context],
             model=reply.model,
+            variant=variant,
+            confidence=summarise(reply.logprobs),
         )
 
 
-def make_responder(name: str, client: LLMClient | None, strategy: Strategy) -> Responder:
+def make_responder(
+    name: str, client: LLMClient | None, strategy: Strategy, samples: int = 1, seed: int = 0
+) -> Responder:
     if name in OFFLINE_RESPONDERS:
         return OfflineResponder(name)
     if client is None:
         raise InputError("an LLM responder needs --model")
-    return LLMResponder(client, strategy)
+    return LLMResponder(client, strategy, samples=samples, seed=seed)

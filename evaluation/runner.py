@@ -15,10 +15,11 @@ from collections.abc import Callable
 import openai
 from pydantic import BaseModel, Field
 
-from evaluation import run_history, runs
+from evaluation import decoders, formulations, run_history, runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
-from evaluation.models import AnswerResult, EvalQuestion, Fact, QuestionResult
+from evaluation.models import AnswerResult, AnswerVariant, EvalQuestion, Fact, QuestionResult
+from evaluation.perturbations import CONTEXT_PROMPTS, Perturbation, build_perturbations
 from evaluation.prompting import prompt_hashes
 from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
@@ -37,6 +38,9 @@ from kg.runs import RunStatus
 from kg.store import Store, StoreError
 
 Progress = Callable[[int, int], None]
+# One answer to produce (or stored answer to judge): question, context, ground truth, the
+# stored answer (judge runs) and the answer's variant (sample index, ...).
+_Item = tuple[EvalQuestion, list[Fact], list[Fact], dict | None, AnswerVariant]
 # Refusals that no retry or other question can fix: stop the run instead of failing each item.
 _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError)
 
@@ -140,16 +144,15 @@ class _Pipeline:
             if self.progress:
                 self.progress(self.completed, self.total)
 
-    async def process(
-        self, q: EvalQuestion, context: list[Fact], gt: list[Fact], stored: dict | None
-    ) -> None:
+    async def process(self, item: _Item) -> None:
+        q, context, gt, stored, variant = item
         if stored is not None:
             answer: AnswerResult | None = None
             a_uid, text = stored["answer"], stored["text"] or ""
         else:
             assert self.responder is not None
-            answer = await self.responder.answer(q, context)
-            a_uid, text = answer_uid(self.run_id, q.uid), answer.text
+            answer = await self.responder.answer(q, context, variant)
+            a_uid, text = answer_uid(self.run_id, q.uid, variant.key()), answer.text
         if self.batch_judge is not None:
             self.answered.append((q, gt, answer, a_uid, text))
             if len(self.answered) >= self.spec.batch_size:
@@ -187,9 +190,7 @@ class _Pipeline:
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self.flush())
 
-    async def run(
-        self, items: list[tuple[EvalQuestion, list[Fact], list[Fact], dict | None]], workers: int
-    ) -> None:
+    async def run(self, items: list[_Item], workers: int) -> None:
         queue: asyncio.Queue = asyncio.Queue()
         for item in items:
             queue.put_nowait(item)
@@ -202,9 +203,10 @@ class _Pipeline:
                     if self.lease.problem and "Neo4j" in self.lease.problem:
                         self.db_error = self.lease.problem
                     break
-                q, ctx, gt, stored = queue.get_nowait()
+                item = queue.get_nowait()
+                q = item[0]
                 try:
-                    await self.process(q, ctx, gt, stored)
+                    await self.process(item)
                 except BudgetExceeded as exc:
                     self.stopped = str(exc)
                 except ServerUnreachable as exc:  # every other question would fail too
@@ -260,14 +262,21 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     )
     judge = make_judge(spec, j_client)
     responder = (
-        make_responder(spec.responder, r_client, spec.strategy) if spec.kind == "eval" else None
+        make_responder(spec.responder, r_client, spec.strategy, spec.samples, spec.seed)
+        if spec.kind == "eval"
+        else None
     )
     names = (responder.prompt_names() if responder else []) + judge.prompt_names()
+    if spec.contexts:
+        names += CONTEXT_PROMPTS
+    names += [
+        formulations.TEMPLATES[n] for n in spec.formulations or [] if n in formulations.TEMPLATES
+    ]
     hashes = prompt_hashes(names)
     run_id = spec.run_id or spec.default_run_id(hashes)
     identity = spec.identity(hashes)
 
-    stored: dict[str, dict] = {}
+    stored: list[dict] = []
     if spec.kind == "judge":
         if not spec.source_run:
             raise EvalInputError("a judge run needs the run whose answers it judges (--run)")
@@ -283,7 +292,7 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     # A judge run selects like an eval run, within the source run's answers.
     questions, problems = load_questions(
         store,
-        uids=sorted(stored) if spec.kind == "judge" else None,
+        uids=sorted({r["question"] for r in stored}) if spec.kind == "judge" else None,
         domains=spec.domains,
         hops=spec.hops,
         limit=spec.limit,
@@ -308,6 +317,14 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
 
     opts = ContextOptions(spec.setting, noise=spec.noise, top_k=spec.top_k, seed=spec.seed)
     contexts = build_contexts(store, questions, opts) if spec.kind == "eval" else {}
+    perturbations = (
+        build_perturbations(store, questions, spec.contexts, spec.seed)
+        if spec.kind == "eval"
+        else {}
+    )
+    grid_subset = (
+        decoders.subset(questions, spec.subset_percent, spec.seed) if spec.decoders else set()
+    )
     gts = ground_truth(store, questions, spec.gt)
 
     models = [m for m in (responder.name if responder else None, judge.name) if m]
@@ -341,6 +358,8 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
             questions,
             problems,
             contexts,
+            perturbations,
+            grid_subset,
             gts,
             stored,
             judge,
@@ -353,6 +372,29 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         )
 
 
+def question_variants(
+    q: EvalQuestion,
+    spec: RunSpec,
+    perturbations: dict[str, list[Perturbation]],
+    grid_subset: set[str],
+) -> list[AnswerVariant]:
+    """What a question is asked as (each then `--samples` times): the original, each C3
+    context perturbation, each PROOF formulation and, on the seeded subset, each decoder grid
+    point."""
+    out = [AnswerVariant()]
+    out += [AnswerVariant(context=c.id, preamble=c.text) for c in perturbations.get(q.uid, [])]
+    out += [
+        AnswerVariant(formulation=f.name, question_text=f.text, hint_path=f.hint_path)
+        for f in formulations.formulate(q, spec.formulations or [], spec.seed)
+    ]
+    if q.uid in grid_subset:
+        out += [
+            AnswerVariant(decoder_point=f"d{i}", decoder=dict(point))
+            for i, point in enumerate(spec.decoders or [], 1)
+        ]
+    return out
+
+
 def _execute_leased(
     store: Store,
     spec: RunSpec,
@@ -361,6 +403,8 @@ def _execute_leased(
     questions,
     problems,
     contexts,
+    perturbations,
+    grid_subset,
     gts,
     stored,
     judge,
@@ -373,12 +417,30 @@ def _execute_leased(
 ) -> RunSummary:
     """The run itself, while this process holds the run's lease (one writer per run)."""
     runs.start_run(store, run_id, props, spec.source_run)
-    done = runs.done_questions(store, run_id)
-    items = [
-        (q, contexts.get(q.uid, []), gts[q.uid], stored.get(q.uid) if stored else None)
-        for q in questions
-        if q.uid not in done
-    ]
+    done = runs.done_answers(store, run_id)
+    items: list[_Item] = []
+    if stored:  # judge run: every stored answer (each sample of a sampled run)
+        by_uid = {q.uid: q for q in questions}
+        for row in stored:
+            q = by_uid.get(row["question"])
+            if q is not None and row["answer"] not in done:
+                variant = AnswerVariant(
+                    sample=row.get("sample") or 0,
+                    context=row.get("context_variant"),
+                    preamble=row.get("perturbation"),
+                    formulation=row.get("formulation"),
+                    question_text=row.get("formulated"),
+                    hint_path=row.get("hint_path"),
+                    decoder_point=row.get("decoder_point"),
+                )
+                items.append((q, [], gts[q.uid], row, variant))
+    else:
+        for q in questions:
+            for base in question_variants(q, spec, perturbations, grid_subset):
+                for sample in range(spec.samples):
+                    variant = base.model_copy(update={"sample": sample})
+                    if answer_uid(run_id, q.uid, variant.key()) not in done:
+                        items.append((q, contexts.get(q.uid, []), gts[q.uid], None, variant))
     clients = [c for c in (r_client, j_client) if c is not None]
     workers = spec.workers or (
         (r_client.config.concurrency if r_client else 4)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal, overload
 
-from evaluation.models import QuestionResult
+from evaluation.models import AnswerResult, QuestionResult
 from evaluation.questions import EvalInputError
 from kg import runs as kg_runs
 from kg.ids import answer_uid, claim_uid, verdict_uid
@@ -52,12 +53,14 @@ def finish_run(store: Store, uid: str, status: RunStatus, errors: list[str], fai
     return kg_runs.finish_run(store, uid, status, {"errors": errors[:50], "failed": failed})
 
 
-def done_questions(store: Store, uid: str) -> set[str]:
-    return {r["question"] for r in store.query("eval/run_done", uid=uid)}
+def done_answers(store: Store, uid: str) -> set[str]:
+    """Uids of the answers a run has finished (answered and judged): skipped on resume."""
+    return {r["answer"] for r in store.query("eval/run_done", uid=uid)}
 
 
-def stored_answers(store: Store, uid: str) -> dict[str, dict[str, Any]]:
-    return {r["question"]: r for r in store.query("eval/stored_answers", uid=uid)}
+def stored_answers(store: Store, uid: str) -> list[dict[str, Any]]:
+    """Every answer a responder run stored (one per question, or one per sample)."""
+    return store.query("eval/stored_answers", uid=uid)
 
 
 def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str, list[dict]]:
@@ -76,6 +79,7 @@ def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str,
                     "prompt_tokens": a.prompt_tokens,
                     "context": a.context_uids,
                     "model": a.model,
+                    **_variant_props(a),
                 }
             )
         j = res.judged
@@ -125,6 +129,25 @@ def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str,
     return {"answers": answers, "verdicts": verdicts, "claims": claims, "judged": judged}
 
 
+def _variant_props(a: AnswerResult) -> dict[str, Any]:
+    """The answer's variant and confidence as node properties (a map is not a property
+    value in Neo4j: decoder settings are stored as JSON text)."""
+    v, c = a.variant, a.confidence
+    return {
+        "sample": v.sample,
+        "context_variant": v.context,
+        "perturbation": v.preamble,
+        "formulated": v.question_text,
+        "hint_path": v.hint_path,
+        "decoder_point": v.decoder_point,
+        "formulation": v.formulation,
+        "decoder": json.dumps(v.decoder, sort_keys=True) if v.decoder else None,
+        "confidence": c.mean_logprob if c else None,
+        "low_confidence_share": c.low_share if c else None,
+        "logprob_tokens": c.tokens if c else None,
+    }
+
+
 def write_batch(
     store: Store, run: str, judge: str, results: list[QuestionResult], usage: dict[str, Any]
 ) -> None:
@@ -148,7 +171,7 @@ def write_batch(
 __all__ = [
     "answer_uid",
     "batch_rows",
-    "done_questions",
+    "done_answers",
     "finish_run",
     "get_run",
     "list_runs",

@@ -37,6 +37,25 @@ class QuestionScore(BaseModel):
     duplicates: int = 0
     foreign: int = 0  # stored verdicts on paths outside the question's valid set (ignored)
     present: dict[str, bool] = {}  # path uid -> judged present (for agreement)
+    sample: int = 0  # which sample of the question's answers (0: the first / only one)
+    context: str | None = None  # C3 context perturbation id (None: the original question)
+    formulation: str | None = None  # PROOF formulation (None: the original)
+    decoder_point: str | None = None  # PROOF decoder grid point (None: the run's decoder)
+    hint_path: str | None = None  # the distractor an adversarial/hint formulation names
+
+    @property
+    def original(self) -> bool:
+        """The question as stored, with the run's decoder (sample index aside)."""
+        return self.context is None and self.formulation is None and self.decoder_point is None
+
+    confidence: float | None = None  # mean token log-probability (None: no logprobs)
+    low_confidence_share: float | None = None
+
+
+def is_original(row: dict[str, Any]) -> bool:
+    """A stored row of the question as asked: no context perturbation, formulation or grid
+    point (`QuestionScore.original` for scores)."""
+    return all(row.get(k) is None for k in ("context_variant", "formulation", "decoder_point"))
 
 
 def score_row(row: dict[str, Any]) -> QuestionScore:
@@ -81,6 +100,13 @@ def score_row(row: dict[str, Any]) -> QuestionScore:
         duplicates=row.get("duplicates") or 0,
         foreign=foreign,
         present=present,
+        sample=row.get("sample") or 0,
+        context=row.get("context_variant"),
+        formulation=row.get("formulation"),
+        decoder_point=row.get("decoder_point"),
+        hint_path=row.get("hint_path"),
+        confidence=row.get("confidence"),
+        low_confidence_share=row.get("low_confidence_share"),
     )
 
 
@@ -97,12 +123,19 @@ def _fetch(store: Store, run_id: str) -> list[dict[str, Any]]:
         return s.execute_read(work)
 
 
-def run_scores(store: Store, run_id: str) -> tuple[dict[str, Any], list[QuestionScore]]:
-    """The run record and one score per judged question (unknown run id: EvalInputError)."""
+def run_scores(
+    store: Store, run_id: str, *, all_samples: bool = False
+) -> tuple[dict[str, Any], list[QuestionScore]]:
+    """The run record and one score per judged question: its first sample's, without context
+    perturbation (unknown run id: EvalInputError). `all_samples`: one score per judged answer
+    (every sample and context perturbation)."""
     run = get_run(store, run_id)
     if run.get("kind") not in ("eval", "judge"):
         raise EvalInputError(
             f"run {run_id!r} is a {run.get('kind')} run, not a "
             "PerspectiveBench evaluation (kg eval run / kg eval judge)"
         )
-    return run, [score_row(r) for r in _fetch(store, run_id) if r["targets"]]
+    rows = [r for r in _fetch(store, run_id) if r["targets"]]
+    if not all_samples:
+        rows = [r for r in rows if not r.get("sample") and is_original(r)]
+    return run, [score_row(r) for r in rows]

@@ -41,6 +41,11 @@ class RunSpec(BaseModel):
     hops: list[int] | None = None
     limit: int | None = None
     skip_invalid: bool = False
+    samples: int = Field(default=1, ge=1, description="answers per question (FRS)")
+    contexts: int = Field(default=0, ge=0, description="C3 context perturbations per question")
+    formulations: list[str] | None = None  # PROOF formulation names (original first)
+    decoders: list[dict[str, float | int | str]] | None = None  # PROOF decoder grid points
+    subset_percent: float = Field(default=10.0, gt=0, le=100, description="decoder-grid subset")
     batch_size: int = Field(default=50, ge=1)
     workers: int | None = None  # questions in flight; default: responder + judge concurrency
     shared_concurrency: int | None = Field(
@@ -49,7 +54,7 @@ class RunSpec(BaseModel):
 
     def identity(self, prompt_hashes: dict[str, str]) -> dict[str, Any]:
         """Everything that determines the results; equal identity = the same run."""
-        return {
+        out: dict[str, Any] = {
             "kind": self.kind,
             "source_run": self.source_run,
             "responder": self.responder if self.kind == "eval" else None,
@@ -75,6 +80,17 @@ class RunSpec(BaseModel):
             "limit": self.limit,
             "prompt_hashes": prompt_hashes,
         }
+        # absent for one sample: the ids of runs without samples stay what they were
+        if self.samples != 1:
+            out["samples"] = self.samples
+        if self.contexts:
+            out["contexts"] = self.contexts
+        if self.formulations:
+            out["formulations"] = self.formulations
+        if self.decoders:
+            out["decoders"] = self.decoders
+            out["subset_percent"] = self.subset_percent
+        return out
 
     def default_run_id(self, prompt_hashes: dict[str, str]) -> str:
         blob = json.dumps(self.identity(prompt_hashes), sort_keys=True, default=str)

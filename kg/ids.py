@@ -97,8 +97,12 @@ def task_answer_uid(run: str, item: str) -> str:
 
 
 # -- evaluation: (kind, run, ...) --------------------------------------------------------------
-def answer_uid(run: str, question: str) -> str:
-    return content_uid("answer", run, question)
+def answer_uid(run: str, question: str, variant: dict[str, object] | None = None) -> str:
+    """`variant`: the non-default fields of the answer's variant (`AnswerVariant.key()`);
+    None (sample 0, nothing perturbed) keeps the uid answers had before variants existed."""
+    if not variant:
+        return content_uid("answer", run, question)
+    return content_uid("answer", run, question, variant)
 
 
 def verdict_uid(run: str, answer: str, path: str) -> str:

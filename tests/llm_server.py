@@ -18,7 +18,9 @@ on the request body, or None (anything). A rule with `times=N` applies N times, 
 callable(body) returning either. `raw` replaces the whole HTTP body (a broken response). A
 request matching no rule gets 404. With `supports_json_schema=False` a request carrying a
 JSON-schema `response_format` gets 400, like servers without structured output. `latency` is
-added to every request. Usage is word counts unless the rule says `usage=False`.
+added to every request. Usage is word counts unless the rule says `usage=False`. A rule with
+`logprobs=[...]` (or a callable(body) returning a list) returns them as the reply's token
+log-probabilities when the request asks for logprobs.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from typing import Any
 
 Match = str | Callable[[dict[str, Any]], bool] | None
 ReplySpec = str | dict | list | Callable[[dict[str, Any]], Any] | None
+# token log-probabilities of a reply: a list, or a callable(body) returning one
+LogprobSpec = list[float] | Callable[[dict[str, Any]], list[float]] | None
 
 
 @dataclass
@@ -47,6 +51,7 @@ class Rule:
     usage: bool = True
     raw: str | bytes | None = None
     finish_reason: str = "stop"
+    logprobs: LogprobSpec = None
     hits: int = 0
 
     def matches(self, body: dict[str, Any]) -> bool:
@@ -169,6 +174,7 @@ class LLMTestServer:
         usage: bool = True,
         raw: str | bytes | None = None,
         finish_reason: str = "stop",
+        logprobs: LogprobSpec = None,
     ) -> Rule:
         rule = Rule(
             match=match,
@@ -180,6 +186,7 @@ class LLMTestServer:
             usage=usage,
             raw=raw,
             finish_reason=finish_reason,
+            logprobs=logprobs,
         )
         with self._lock:
             self.rules.append(rule)
@@ -316,6 +323,14 @@ class LLMTestServer:
                 }
             ],
         }
+        if rule.logprobs is not None and body.get("logprobs"):  # only when asked, like servers
+            values = rule.logprobs(body) if callable(rule.logprobs) else rule.logprobs
+            payload["choices"][0]["logprobs"] = {
+                "content": [
+                    {"token": f"t{i}", "logprob": v, "bytes": None, "top_logprobs": []}
+                    for i, v in enumerate(values)
+                ]
+            }
         if rule.usage:
             pt, ct = _words(prompt), _words(content)
             payload["usage"] = {

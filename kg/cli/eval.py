@@ -115,6 +115,30 @@ def run_cmd(
     path_threshold: float = typer.Option(0.8, help="embedding judge: edge cosine threshold"),
     claim_threshold: float = typer.Option(0.7, help="embedding judge: claim cosine threshold"),
     skip_invalid: bool = typer.Option(False, help="skip unscorable questions (counted)"),
+    samples: int = typer.Option(
+        1,
+        help="answers per question, each with its own seed and token logprobs (FRS: "
+        "`kg eval report --top-k-percent`); use with --temperature",
+    ),
+    contexts: int = typer.Option(
+        0,
+        help="C3: also answer each question under C seeded, content-neutral context "
+        "perturbations (domain facts or a neutral framing put before it); the report adds "
+        "the consistency tables",
+    ),
+    formulations: str = typer.Option(
+        None,
+        help="PROOF: also ask these formulations, comma-separated or 'all': original, "
+        "neutral-1, neutral-2, adversarial, hint (see `kg eval profile`)",
+    ),
+    decoders: str = typer.Option(
+        None,
+        help="PROOF: decoder grid on a seeded subset, points separated by ';', e.g. "
+        "'temperature=0.2;temperature=1.0,top_p=0.9;seed=7'",
+    ),
+    subset_percent: float = typer.Option(
+        10.0, help="PROOF: percent of the selected questions the decoder grid runs on"
+    ),
 ) -> None:
     """Answer the selected questions with a responder, judge every answer, store the run."""
     from evaluation.judges import OFFLINE_JUDGES
@@ -123,6 +147,16 @@ def run_cmd(
     from evaluation.spec import RunSpec
     from kg.llm import llm_config
 
+    if samples < 1:
+        fail(f"--samples: must be at least 1 (got {samples})")
+    if contexts < 0:
+        fail(f"--contexts: must be at least 0 (got {contexts})")
+    from evaluation.decoders import check_subset, parse_grid
+    from evaluation.formulations import parse_names
+
+    forms = parse_names(formulations) or None  # bad names / points: InputError (KGGroup)
+    grid = parse_grid(decoders) or None
+    check_subset(subset_percent)
     common: dict[str, Any] = {
         "no_cache": no_cache,
         "max_cost": max_cost,
@@ -178,6 +212,11 @@ def run_cmd(
         hops=hop or None,
         limit=limit,
         skip_invalid=skip_invalid,
+        samples=samples,
+        contexts=contexts,
+        formulations=forms,
+        decoders=grid,
+        subset_percent=subset_percent,
     )
     _execute(spec)
 
@@ -293,12 +332,23 @@ def report_cmd(
         "--html",
         help="also write one self-contained HTML report with a per-question explorer to this file",
     ),
+    top_k_percent: float = typer.Option(
+        None,
+        help="FRS: aggregate over the K% most confident samples per question, K in (0, 100] "
+        "(default 50 for runs with --samples > 1)",
+    ),
 ) -> None:
-    """Per-hop, overall, per-domain and per-theme tables with bootstrap 95% CIs."""
+    """Per-hop, overall, per-domain and per-theme tables with bootstrap 95% CIs.
+
+    Runs with --samples > 1 (or with --top-k-percent) also get the FRS aggregation: all
+    samples, first sample, top-K% most confident samples per question."""
+    from evaluation.frs import check_top_k
     from evaluation.report import build_report
 
+    if top_k_percent is not None:
+        check_top_k(top_k_percent)  # before opening the database
     with open_store() as store:
-        rep = build_report(store, runs, out, _formats(formats), plots)
+        rep = build_report(store, runs, out, _formats(formats), plots, top_k_percent)
         if html is not None:
             _write_html(store, runs, html)
     _print_tables(rep.tables.values())
@@ -316,6 +366,32 @@ def _write_html(store: Any, runs: list[str], path: Path) -> Path:
         return write_html(path, eval_payload(store, runs), title=f"Evaluation: {', '.join(runs)}")
     except OSError as exc:
         fail(f"{path}: cannot write the HTML report: {exc}")
+
+
+@eval_app.command("profile")
+def profile_cmd(
+    run: str = typer.Argument(..., help="run id"),
+    out: Path = typer.Option(None, help="write the tables (CSV/JSON/Markdown) and PNG plots here"),
+    formats: str = typer.Option("csv,json,md", help="comma-separated: csv, json, md"),
+    plots: bool = typer.Option(True, help="PNG plots (with --out)"),
+    top_k_percent: float = typer.Option(
+        None, help="FRS: K of the top-K% aggregation, K in (0, 100] (default 50)"
+    ),
+) -> None:
+    """Robustness profile of one run: FRS over samples, C3 consistency over contexts, PAS per
+    formulation (broken aligned answers, hint following) and per decoder, with spreads per
+    domain and hop."""
+    from evaluation.frs import check_top_k
+    from evaluation.profile_report import build_profile
+
+    if top_k_percent is not None:
+        check_top_k(top_k_percent)
+    with open_store() as store:
+        rep = build_profile(store, run, out, _formats(formats), plots, top_k_percent)
+    _print_tables(rep.tables.values())
+    if out is not None:
+        (out / "profile.md").write_text(rep.markdown(), encoding="utf-8")
+        console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
 
 
 @eval_app.command("view")
@@ -345,16 +421,28 @@ def compare_cmd(
     run_b: str = typer.Argument(...),
     out: Path = typer.Option(None),
     formats: str = typer.Option("csv,json,md"),
+    top_k_percent: float = typer.Option(
+        None, help="FRS: K of the top-K% aggregation, K in (0, 100] (default 50 for sampled runs)"
+    ),
 ) -> None:
-    """Paired bootstrap of B - A on the questions both runs judged."""
-    from evaluation.report import compare_runs
+    """Paired bootstrap of B - A on the questions both runs judged.
+
+    Sampled runs (or --top-k-percent) are also compared under each FRS aggregation: all
+    samples, first sample, top-K% most confident samples per question."""
+    from evaluation.frs import check_top_k
+    from evaluation.report import compare_runs, compare_runs_frs
     from evaluation.reporting import export_table
 
+    if top_k_percent is not None:
+        check_top_k(top_k_percent)
     with open_store() as store:
         table = compare_runs(store, run_a, run_b)
-    _print_tables([table])
+        frs = compare_runs_frs(store, run_a, run_b, top_k_percent)
+    _print_tables([table] + ([frs] if frs is not None else []))
     if out is not None:
         export_table(table, out, f"compare_{run_a}_{run_b}", _formats(formats))
+        if frs is not None:
+            export_table(frs, out, f"compare_frs_{run_a}_{run_b}", _formats(formats))
 
 
 @eval_app.command("agreement")

@@ -23,15 +23,21 @@ def cache_key(
     messages: list[dict[str, Any]],
     params: dict[str, Any],
     schema: dict[str, Any] | None,
+    sample: int | None = None,
 ) -> str:
+    """`sample`: the index of one of N samples of the same request (N samples = N calls);
+    None leaves the key of an unsampled request as it always was."""
+    fields: dict[str, Any] = {
+        "model": model,
+        "base_url": base_url,
+        "messages": messages,
+        "params": params,
+        "schema": schema,
+    }
+    if sample is not None:
+        fields["sample"] = sample
     canonical = json.dumps(
-        {
-            "model": model,
-            "base_url": base_url,
-            "messages": messages,
-            "params": params,
-            "schema": schema,
-        },
+        fields,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
@@ -47,6 +53,7 @@ class CachedReply(BaseModel):
     completion_tokens: int = 0
     usage_reported: bool = True
     finish_reason: str | None = None
+    logprobs: list[float] | None = None  # per generated token, when they were asked for
 
 
 class ResponseCache:

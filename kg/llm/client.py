@@ -84,6 +84,8 @@ class LLMReply(BaseModel):
     cached: bool = False
     model: str = ""
     finish_reason: str | None = None  # "stop", "length" (cut by max_tokens), ...
+    # per generated token, when asked for (`logprobs=True`) and the server returned them
+    logprobs: list[float] | None = None
 
     @property
     def truncated(self) -> bool:
@@ -245,9 +247,14 @@ class LLMClient:
         prompt_name: str | None = None,
         prompt_hash: str | None = None,
         check: Callable[[Any], None] | None = None,
+        sample: int | None = None,
         **params: Any,
     ) -> LLMReply:
         """One chat completion; `schema` makes `reply.parsed` a validated instance of it.
+
+        `sample`: which of N samples of the same request this is (part of the cache key, so
+        N samples are N calls). `logprobs=True` asks for token log-probabilities
+        (`reply.logprobs`, None when the server does not return them).
 
         `check(parsed)` may raise ValueError for semantic problems (e.g. a missing item): that
         counts as a schema violation and triggers the single repair request.
@@ -256,7 +263,12 @@ class LLMClient:
         api_params = self.request_params(params)
         schema_json = json_schema(schema) if schema else None
         key = cache_key(
-            self.config.model_name, self.config.resolved_base_url, messages, api_params, schema_json
+            self.config.model_name,
+            self.config.resolved_base_url,
+            messages,
+            api_params,
+            schema_json,
+            sample=sample,
         )
         record = CallRecord(
             model=self.config.model_name,
@@ -288,6 +300,7 @@ class LLMClient:
                     cached=True,
                     model=hit.model,
                     finish_reason=hit.finish_reason,
+                    logprobs=hit.logprobs,
                     usage=Usage(
                         prompt_tokens=hit.prompt_tokens,
                         completion_tokens=hit.completion_tokens,
@@ -312,6 +325,7 @@ class LLMClient:
                     completion_tokens=reply.usage.completion_tokens,
                     usage_reported=reply.usage.reported,
                     finish_reason=reply.finish_reason,
+                    logprobs=reply.logprobs,
                 ),
             )
         return reply
@@ -512,7 +526,11 @@ class LLMClient:
         record.prompt_tokens += u.prompt_tokens
         record.completion_tokens += u.completion_tokens
         return LLMReply(
-            text=str(text), usage=u, model=resp.get("model") or c.model_name, finish_reason=finish
+            text=str(text),
+            usage=u,
+            model=resp.get("model") or c.model_name,
+            finish_reason=finish,
+            logprobs=_token_logprobs(choice) if params.get("logprobs") else None,
         )
 
     def _server_gone(self, exc: Exception) -> str | None:
@@ -549,6 +567,18 @@ def _connection_lost(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return not isinstance(exc, openai.APITimeoutError)
+
+
+def _token_logprobs(choice: Any) -> list[float] | None:
+    """The chat-completions logprobs block (`choice.logprobs.content[*].logprob`), or None
+    when the server left it out or sent something else."""
+    block = choice.get("logprobs") if isinstance(choice, dict) else None
+    content = block.get("content") if isinstance(block, dict) else None
+    if not isinstance(content, list):
+        return None
+    out = [t.get("logprob") for t in content if isinstance(t, dict)]
+    values = [float(v) for v in out if isinstance(v, int | float)]
+    return values or None
 
 
 def _about_schema(exc: openai.APIStatusError) -> bool:

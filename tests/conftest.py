@@ -75,3 +75,12 @@ def store(_session_store) -> Iterator:
     _session_store.wipe()
     yield _session_store
     _session_store.wipe()
+
+
+@pytest.fixture(scope="module")
+def bench(store, shared_data):
+    """The module's store with the shared PerspectiveBench sample imported."""
+    from construction.perspectivebench.importer import import_perspectivebench
+
+    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
+    return store

@@ -30,14 +30,6 @@ CONTEXTS = 2
 _KIND = re.compile(r"\[ctx (\w+)\]")
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 def _kind(body) -> str:
     user = "\n".join(str(m.get("content")) for m in body["messages"] if m["role"] == "user")
     if user.startswith("Some background from the same field"):

@@ -18,14 +18,6 @@ pytestmark = pytest.mark.integration
 N = 8
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 def _spec(base_url: str) -> RunSpec:
     cfg = {
         "base_url": base_url,

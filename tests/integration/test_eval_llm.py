@@ -26,14 +26,6 @@ pytestmark = pytest.mark.integration
 SECRET = "sk-test-never-store-me-42"
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 @pytest.fixture
 def model(llm_server, monkeypatch, tmp_path):
     monkeypatch.setenv("EVAL_TEST_KEY", SECRET)

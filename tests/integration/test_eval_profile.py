@@ -29,14 +29,6 @@ _ADV = re.compile(r"one concept that ([a-z ]+) the other")
 _TAG = re.compile(r"\[(\w[\w-]*)(?: (\w+))?\]")
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 def _user(body) -> str:
     return "\n".join(str(m["content"]) for m in body["messages"] if m["role"] == "user")
 

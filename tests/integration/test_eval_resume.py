@@ -16,14 +16,6 @@ pytestmark = pytest.mark.integration
 N = 16
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 def _cmd(base_url: str) -> list[str]:
     return [
         sys.executable,

@@ -34,14 +34,6 @@ PRESENT = {0: lambda pid: False, 1: lambda pid: True, 2: lambda pid: pid == "P1"
 _SAMPLE = re.compile(r"\[sample (\d+)\]")
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 def add_sampling_model(server, logprobs=True) -> None:
     """Responder: the sample index (its seed) in the answer and known logprobs per sample;
     judge: verdicts that depend on the sample named in the answer it judges."""

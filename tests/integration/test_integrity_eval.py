@@ -23,14 +23,6 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 def _spec(llm_server, run_id: str, limit: int = 3, **kw) -> RunSpec:
     cfg = {"concurrency": 2, "max_retries": 2}
     return RunSpec(

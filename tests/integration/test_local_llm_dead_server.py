@@ -26,14 +26,6 @@ RUN = "local-dies-midway"
 N = 20
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 @pytest.fixture
 def own_llm(local_llm, tmp_path):
     """Env of a model server on a free port of its own; stopped at the end."""

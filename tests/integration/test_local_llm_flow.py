@@ -58,14 +58,6 @@ def test_build_from_a_few_chunks(store, local_llm, tmp_path):
     assert stored == facts["written"]
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 @pytest.mark.parametrize("setting", [Setting.base, Setting.oracle])
 def test_eval_with_local_responder_and_judge(bench, local_llm, setting):
     cfg = {"cache": False, "concurrency": 1}

@@ -17,14 +17,6 @@ from kg.llm import LLMConfig
 pytestmark = [pytest.mark.integration, pytest.mark.local_llm]
 
 
-@pytest.fixture(scope="module")
-def bench(store, shared_data):
-    from construction.perspectivebench.importer import import_perspectivebench
-
-    import_perspectivebench(store, [shared_data / "perspectivebench/sample.jsonl"])
-    return store
-
-
 def test_profile_of_the_local_model(bench, local_llm, tmp_path):
     cfg = LLMConfig(
         model="local/smollm2-135m",

@@ -424,16 +424,7 @@ def _execute_leased(
         for row in stored:
             q = by_uid.get(row["question"])
             if q is not None and row["answer"] not in done:
-                variant = AnswerVariant(
-                    sample=row.get("sample") or 0,
-                    context=row.get("context_variant"),
-                    preamble=row.get("perturbation"),
-                    formulation=row.get("formulation"),
-                    question_text=row.get("formulated"),
-                    hint_path=row.get("hint_path"),
-                    decoder_point=row.get("decoder_point"),
-                )
-                items.append((q, [], gts[q.uid], row, variant))
+                items.append((q, [], gts[q.uid], row, runs.variant_from_props(row)))
     else:
         for q in questions:
             for base in question_variants(q, spec, perturbations, grid_subset):

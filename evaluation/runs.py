@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, overload
 
-from evaluation.models import AnswerResult, QuestionResult
+from evaluation.models import AnswerResult, AnswerVariant, QuestionResult
 from evaluation.questions import EvalInputError
 from kg import runs as kg_runs
 from kg.ids import answer_uid, claim_uid, verdict_uid
@@ -127,6 +127,21 @@ def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str,
             }
         )
     return {"answers": answers, "verdicts": verdicts, "claims": claims, "judged": judged}
+
+
+def variant_from_props(row: dict[str, Any]) -> AnswerVariant:
+    """The variant of a stored answer, read back from the properties `_variant_props` wrote."""
+    decoder = row.get("decoder")
+    return AnswerVariant(
+        sample=row.get("sample") or 0,
+        context=row.get("context_variant"),
+        preamble=row.get("perturbation"),
+        formulation=row.get("formulation"),
+        question_text=row.get("formulated"),
+        hint_path=row.get("hint_path"),
+        decoder_point=row.get("decoder_point"),
+        decoder=json.loads(decoder) if isinstance(decoder, str) else None,
+    )
 
 
 def _variant_props(a: AnswerResult) -> dict[str, Any]:

@@ -30,6 +30,7 @@ import os
 import sqlite3
 import sys
 import threading
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -214,6 +215,11 @@ class Embedder:
     def _embed(self, texts: list[str], show_progress: bool) -> np.ndarray:
         model = self.model
         batches = self.batches(texts)
+        steps: Iterable[list[int]] = batches
+        if show_progress:  # one bar over all batches, not one per encode call
+            from tqdm.auto import tqdm
+
+            steps = tqdm(batches, desc="Batches")
         with self._compute():
             parts = [
                 model.encode(
@@ -221,9 +227,9 @@ class Embedder:
                     batch_size=len(batch),
                     normalize_embeddings=True,
                     convert_to_numpy=True,
-                    show_progress_bar=show_progress,
+                    show_progress_bar=False,
                 )
-                for batch in batches
+                for batch in steps
             ]
         vecs = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
         vecs[[i for batch in batches for i in batch]] = np.concatenate(parts)

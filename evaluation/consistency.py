@@ -100,25 +100,13 @@ def per_question(
     return out
 
 
-def _ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):  # ties share their mean rank
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2
-        i = j + 1
-    return ranks
-
-
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Spearman's rho; None with fewer than 3 points or when either side is constant."""
     if len(x) < 3:
         return None
-    rx, ry = np.array(_ranks(x)), np.array(_ranks(y))
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(x), rankdata(y)  # ties share their mean rank
     if rx.std() == 0 or ry.std() == 0:
         return None
     return float(np.corrcoef(rx, ry)[0, 1])

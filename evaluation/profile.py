@@ -68,7 +68,7 @@ def formulation_table(title: str, forms: dict[str, Group]) -> Table:
             d = paired_bootstrap(
                 _pct([orig[q].pas for q in shared]), _pct([group[q].pas for q in shared])
             )
-            row["dPAS vs original"] = d.row()["B-A"]
+            row["dPAS vs original"] = d.diff
             kept = [q for q in shared if q in aligned]
             row["broken"] = (
                 f"{sum(not _aligned(group[q]) for q in kept)} of {len(kept)}" if kept else "-"

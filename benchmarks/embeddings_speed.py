@@ -5,7 +5,7 @@
 
 Texts: the first --n opinion expansions of the shared Perspectra.json and up to --n sentences of
 the shared physics chunks (measurement only: the data stays where it is). For each backend,
-thread count (0 = torch's default, one per core) and corpus it prints texts/s, CPU seconds
+thread count (0 = one per core; batches side by side, one torch thread each) and corpus it prints texts/s, CPU seconds
 (user+sys of this process, all threads, from resource.getrusage) and wall seconds, best of
 --rounds (rounds alternate the variants, so load on the shared machine hits all of them alike;
 CPU seconds are the more robust figure), then the cosine agreement of every variant with the
@@ -61,7 +61,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--backends", default="torch,bf16")
-    ap.add_argument("--threads", default="0,1", help="intra-op thread counts; 0 = default")
+    ap.add_argument(
+        "--threads",
+        default="0,1",
+        help="encoding thread counts (batches side by side); 0 = one per core",
+    )
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--perspectra", type=Path, default=PERSPECTRA)
     ap.add_argument("--physics", type=Path, default=PHYSICS)

@@ -10,13 +10,19 @@ Backends (setting `KG_EMBEDDING_BACKEND`, or `Embedder(backend=...)`):
 - `torch`: plain float32 PyTorch, the reference vectors.
 - `bf16`: the same PyTorch model run under CPU autocast to bfloat16 (linear layers and attention
   in bf16 with fp32 accumulation; embeddings, LayerNorm, residual sums, pooling and the final
-  normalization stay fp32). On CPUs with native bf16 (AMX or AVX512-BF16) it needed 35-50% less
-  CPU than `torch` at equal threads, at cosine >= 0.9999 to the `torch` vectors on real text
-  (benchmarks/embeddings_speed.py). Vectors never mix: the backend is part of the cache key.
-- `auto` (default): `bf16` when the CPU has native bf16 instructions, else `torch`.
+  normalization stay fp32), at cosine >= 0.9999 to the `torch` vectors on real text
+  (benchmarks/embeddings_speed.py). It needed 35-50% less CPU than `torch` on a CPU with AMX,
+  but 1.4-1.6x *more* on one with AVX512-BF16 and no AMX (the casts cost more than the bf16
+  products save on sentence-length batches). Vectors never mix: the backend is part of the
+  cache key.
+- `auto` (default): `bf16` when the CPU has AMX bf16 tiles, else `torch`.
 
-Embedding runs with `KG_EMBEDDING_THREADS` intra-op threads (default 0 = torch's default),
-set for the duration of each encode call only.
+Embedding runs on `KG_EMBEDDING_THREADS` threads (default 0 = one per core), batch-parallel:
+each thread encodes whole batches with one torch intra-op thread. Two intra-op threads on one
+batch scaled poorly on a 2-core machine (1.3x over one: the threads wait on each other between
+small matrix products); two batches at once scaled 1.86x on paragraph-length texts
+(benchmarks/embeddings_speed.py). Each batch is always computed the
+same way (one intra-op thread, the same texts), so the vectors do not depend on the core count.
 
 An ONNX Runtime backend was measured as well and was no faster than PyTorch here (fp32 both ways,
 same oneDNN-class kernels), so it is not shipped.
@@ -31,6 +37,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -51,7 +58,7 @@ _PACKAGED = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
 BACKENDS = ("auto", "torch", "bf16")
 BACKEND_ENV = "KG_EMBEDDING_BACKEND"
 THREADS_ENV = "KG_EMBEDDING_THREADS"
-_NATIVE_BF16_FLAGS = {"amx_bf16", "avx512_bf16"}
+_NATIVE_BF16_FLAGS = {"amx_bf16"}  # AVX512-BF16 alone was slower than fp32: see above
 
 
 def model_location(name: str) -> str:
@@ -63,7 +70,7 @@ def model_location(name: str) -> str:
 
 @cache
 def cpu_has_native_bf16() -> bool:
-    """True when the CPU runs bf16 math natively (Linux /proc/cpuinfo flags; no torch import)."""
+    """True when the CPU has AMX bf16 tiles (Linux /proc/cpuinfo flags; no torch import)."""
     if not sys.platform.startswith("linux"):
         return False
     try:
@@ -86,19 +93,16 @@ def resolve_backend(requested: str | None = None) -> str:
     return choice
 
 
-def resolve_threads(requested: int | None = None) -> int | None:
-    """Intra-op threads while embedding: explicit, else `KG_EMBEDDING_THREADS`, else 0.
+def resolve_threads(requested: int | None = None) -> int:
+    """Encoding threads: explicit, else `KG_EMBEDDING_THREADS`, else 0 = one per core.
 
-    0 means torch's own default (one per core). On an idle 2-core machine two threads embedded
-    paragraph-length texts 1.9x faster in wall time than one (115 vs 62 texts/s, bf16); when the
-    other core is busy with other work, one thread is faster (OpenMP threads wait on each
-    other), so `KG_EMBEDDING_THREADS=1` is the setting for a shared, loaded machine.
-    """
+    `KG_EMBEDDING_THREADS=1` encodes one batch at a time, the setting for a shared machine
+    whose other cores are busy."""
     raw = requested if requested is not None else os.environ.get(THREADS_ENV, "").strip()
     n = 0 if raw == "" else int(raw)
     if n < 0:
         raise InputError(f"{THREADS_ENV}={n}: expected a thread count >= 0")
-    return n or None
+    return n or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
 def _key(model: str, text: str, backend: str = "torch") -> str:
@@ -174,25 +178,37 @@ class Embedder:
                 f"embedding backend bf16 is not supported by this torch build/CPU; "
                 f"set {BACKEND_ENV}=torch"
             )
-        return SentenceTransformer(model_location(self.model_name), device="cpu")
+        return SentenceTransformer(model_location(self.model_name), device="cpu").eval()
 
     @contextlib.contextmanager
-    def _compute(self) -> Iterator[None]:
-        """bf16 autocast for the bf16 backend; the thread count for this call only."""
+    def _one_thread(self) -> Iterator[None]:
+        """One torch intra-op thread for the duration of an encode call, then back."""
         import torch
 
         old = torch.get_num_threads()
-        if self.threads:
-            torch.set_num_threads(self.threads)
+        torch.set_num_threads(1)
         try:
-            if self.backend == "bf16":
-                with torch.autocast("cpu", dtype=torch.bfloat16):
-                    yield
-            else:
-                yield
+            yield
         finally:
-            if self.threads:
-                torch.set_num_threads(old)
+            torch.set_num_threads(old)
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        """One batch, as `SentenceTransformer.encode` computes it, without its per-call
+        `model.to(device)` (which reassigns the parameters: not safe from several threads).
+        Thread count and autocast are per thread in torch, so they are set here."""
+        import torch
+
+        model = self.model
+        torch.set_num_threads(1)
+        autocast = (
+            torch.autocast("cpu", dtype=torch.bfloat16)
+            if self.backend == "bf16"
+            else contextlib.nullcontext()
+        )
+        with autocast, torch.inference_mode():
+            out = model(model.preprocess(texts))["sentence_embedding"]
+            out = torch.nn.functional.normalize(out.float(), p=2, dim=1)
+        return out.numpy()
 
     @property
     def dimension(self) -> int:
@@ -213,30 +229,29 @@ class Embedder:
         return [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
 
     def _embed(self, texts: list[str], show_progress: bool) -> np.ndarray:
-        model = self.model
         batches = self.batches(texts)
         steps: Iterable[list[int]] = batches
         if show_progress:  # one bar over all batches, not one per encode call
             from tqdm.auto import tqdm
 
             steps = tqdm(batches, desc="Batches")
-        with self._compute():
-            parts = [
-                model.encode(
-                    [texts[i] for i in batch],
-                    batch_size=len(batch),
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
-                for batch in steps
-            ]
+        workers = min(self.threads, len(batches))
+        with self._one_thread():
+            parts = self._run_batches(texts, steps, workers)
         vecs = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
         vecs[[i for batch in batches for i in batch]] = np.concatenate(parts)
         if self.backend != "torch":  # re-normalize in float32 whatever the compute dtype was
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
             vecs = vecs / np.maximum(norms, np.float32(1e-12))
         return vecs
+
+    def _run_batches(
+        self, texts: list[str], batches: Iterable[list[int]], workers: int
+    ) -> list[np.ndarray]:
+        if workers <= 1:
+            return [self._encode_batch([texts[i] for i in b]) for b in batches]
+        with ThreadPoolExecutor(workers, thread_name_prefix="embed") as pool:
+            return list(pool.map(lambda b: self._encode_batch([texts[i] for i in b]), batches))
 
     def encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         """Normalized float32 vectors, one row per text, in the order given."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -140,27 +142,44 @@ def test_model_location_is_packaged():
     assert E.model_location("some/other-model") == "some/other-model"
 
 
-def test_threads_setting_is_scoped_to_the_call(monkeypatch, torch_embedder):
-    import torch
-
+def test_threads_setting(monkeypatch):
     monkeypatch.delenv(E.THREADS_ENV, raising=False)
-    assert E.resolve_threads() is None  # torch's default: one per core
-    assert E.resolve_threads(0) is None and E.resolve_threads(2) == 2
-    monkeypatch.setenv(E.THREADS_ENV, "0")
-    assert E.resolve_threads() is None
+    cores = len(os.sched_getaffinity(0))
+    assert E.resolve_threads() == cores  # one per core
+    assert E.resolve_threads(0) == cores and E.resolve_threads(3) == 3
+    monkeypatch.setenv(E.THREADS_ENV, "1")
+    assert E.resolve_threads() == 1
     monkeypatch.setenv(E.THREADS_ENV, "-1")
     with pytest.raises(ValueError, match="KG_EMBEDDING_THREADS"):
         E.resolve_threads()
+
+
+def test_parallel_batches_give_the_same_vectors_with_one_intra_op_thread_each(
+    monkeypatch, torch_embedder
+):
+    """Batches run side by side, each on one torch thread; the vectors are bit-identical to
+    one batch at a time (so a build does not depend on the core count), and the caller's
+    thread setting is restored."""
+    import threading
+
+    import torch
+
+    texts = [f"{s} (variant {k})" for k in range(6) for s in SENTENCES]
+    serial = E.Embedder(backend="torch", threads=1, batch_size=4)
+    serial._model = torch_embedder.model
+    parallel = E.Embedder(backend="torch", threads=3, batch_size=4)
+    parallel._model = torch_embedder.model
+    seen: list[tuple[str, int]] = []
+    real = parallel._encode_batch
+
+    def spy(batch):
+        seen.append((threading.current_thread().name, torch.get_num_threads()))
+        return real(batch)
+
+    monkeypatch.setattr(parallel, "_encode_batch", spy)
     before = torch.get_num_threads()
-    seen = []
-    emb = E.Embedder(backend="torch", threads=1)
-    emb._model = torch_embedder.model
-    real = emb._model.encode
-
-    def spy(*args, **kwargs):
-        seen.append(torch.get_num_threads())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(emb._model, "encode", spy)
-    emb.encode(["one thread for this call"])
-    assert seen == [1] and torch.get_num_threads() == before
+    np.testing.assert_array_equal(parallel.encode(texts), serial.encode(texts))
+    assert len(seen) == len(parallel.batches(texts)) > 3
+    assert {n for _, n in seen} == {1}
+    assert all(name.startswith("embed") for name, _ in seen)  # on the pool, not the caller
+    assert torch.get_num_threads() == before

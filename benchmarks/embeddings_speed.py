@@ -5,11 +5,12 @@
 
 Texts: the first --n opinion expansions of the shared Perspectra.json and up to --n sentences of
 the shared physics chunks (measurement only: the data stays where it is). For each backend,
-thread count (0 = one per core; batches side by side, one torch thread each) and corpus it prints texts/s, CPU seconds
-(user+sys of this process, all threads, from resource.getrusage) and wall seconds, best of
---rounds (rounds alternate the variants, so load on the shared machine hits all of them alike;
-CPU seconds are the more robust figure), then the cosine agreement of every variant with the
-float32 `torch` reference at default threads. No embedding cache is used.
+thread count (0 = one per core; batches side by side, one torch thread each) and corpus it
+prints texts/s, CPU seconds (user+sys of this process, all threads, from resource.getrusage)
+and wall seconds, best of --rounds (rounds alternate the variants, so load on the shared
+machine hits all of them alike; CPU seconds are the more robust figure), then the cosine
+agreement of every variant with the float32 `torch` reference at default threads. No
+embedding cache is used.
 """
 
 from __future__ import annotations

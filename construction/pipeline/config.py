@@ -66,6 +66,10 @@ class BuildConfig(BaseModel):
     one_hop_min_relations: int | None = None
     multi_hop_min_combinations: int | None = None
     multi_hop_max_combinations: int = 14
+    # 8. questions: at most this many per build generation (None or 0 = one per perspective),
+    # shared among the hops in the paper's proportions (`question_budget.py`); about the
+    # published benchmark's size per domain (Table 1: 333 physics, 328 biology).
+    max_questions: int | None = Field(333, ge=0)
     # 9. focused evidence
     evidence_per_question: int = 4
     # LLM

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from construction.pipeline import question_budget
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.llm_route import RejectedReply
 from construction.pipeline.question_text import offline_question, question_problem
@@ -78,6 +79,22 @@ def run(ctx: BuildContext) -> StageReport:
             rep.note(f"{len(stale)} perspectives over earlier chunks only: not asked again")
             rep.skipped += len(stale)
             usable = [v for v in usable if v["fresh"]]
+        # The budget is chosen over every askable perspective of the generation, resumed ones
+        # included, so a rerun selects the same ones; those left out are counted, not asked.
+        askable = [v for v in views if v["targets"] and v["distractors"] and v["fresh"]]
+        chosen = {v["uid"] for v in question_budget.select(askable, ctx.config.max_questions)}
+        over = [v for v in usable if v["uid"] not in chosen]
+        if over:
+            # Not items of this build (a rerun with a larger budget asks them), so they are
+            # neither done nor failed.
+            rep.counts["over_question_budget"] = len(over)
+            rep.items -= len(over)
+            rep.note(
+                f"{len(askable) - len(chosen)} of {len(askable)} perspectives left without a "
+                f"question by the budget of {ctx.config.max_questions} (--max-questions; "
+                "per hop in the paper's proportions, round-robin over endpoint pairs)"
+            )
+            usable = [v for v in usable if v["uid"] in chosen]
         max_id = ctx.store.query("pipeline/max_question_id", domain=ctx.domain)[0]["max_id"]
         next_id = -1 if max_id is None else int(max_id)
         ids = {}

@@ -353,6 +353,41 @@ def _orient(
     return second, first
 
 
+# How far a cue may stand from the mentions it joins, in words. Measured on the physics,
+# biology and history chunks (benchmarks/build_offline.py): a cue further away, or one
+# separated from the subject by a comma, mostly belonged to another subject of the sentence
+# ("During photosynthesis, plants use ...", "Lipids, such as cholesterol, ... amino acids").
+MAX_SUBJECT_GAP, MAX_OBJECT_GAP = 12, 12
+_WORD = re.compile(r"[\w’'-]+")
+
+
+def _links(low: str, a: Mention, b: Mention, cue_start: int, cue_end: int) -> bool:
+    """A cue between two mentions joins them when the first mention is close before it, in
+    its clause (no comma, colon or semicolon: "X, which ..." or "During X, plants ..." have
+    another subject), and the second close after it (a list may separate it with commas)."""
+    first, second = (a, b) if a.start <= b.start else (b, a)
+    left, right = low[first.end : cue_start], low[cue_end : second.start]
+    if cue_start < first.end or cue_end > second.start:
+        return True  # the cue overlaps a mention's edge ("from X to Y" spans X)
+    return (
+        not re.search(r"[;:]", left)
+        and len(_WORD.findall(left)) <= MAX_SUBJECT_GAP
+        and not re.search(r"[;:]", right)
+        and len(_WORD.findall(right)) <= MAX_OBJECT_GAP
+    )
+
+
+def _opens_clause(low: str, cue_start: int, cue_end: int, first_mention: int) -> bool:
+    """An inverse cue before both mentions counts only when it opens its clause and the first
+    mention follows it closely ("Because of X, Y ..."), not "Lipids, such as ..."."""
+    before = low[:cue_start]
+    clause = re.split(r"[,;:.!?]", before)[-1]
+    return (
+        len(_WORD.findall(clause)) <= 1
+        and len(_WORD.findall(low[cue_end:first_mention])) <= MAX_OBJECT_GAP
+    )
+
+
 def match_labels(
     text: str,
     a: Mention,
@@ -382,6 +417,12 @@ def match_labels(
                 between = m.start() < hi and m.end() > lo
                 # "Because of X, Y ..." / "During X, Y ...": an inverse cue may open the clause.
                 opens = inverse and m.end() <= min(a.start, b.start)
+                if cue_window is None and not (
+                    _links(low, a, b, m.start(), m.end())
+                    if between
+                    else opens and _opens_clause(low, m.start(), m.end(), min(a.start, b.start))
+                ):
+                    continue  # the cue does not join these two mentions in one statement
                 weight = CUE_BETWEEN if between or opens else CUE_OUTSIDE
                 if best is None or weight > best[0]:
                     best = (weight, m.start(), m.end(), inverse)

@@ -155,6 +155,11 @@ def register(app: typer.Typer) -> None:
         multi_hop_max: int = typer.Option(
             14, help="most relation combinations of a multi-hop concept sequence"
         ),
+        max_questions: int = typer.Option(
+            333,
+            help="most questions per build (per hop in the paper's proportions, round-robin "
+            "over endpoint pairs); 0 = one per perspective",
+        ),
         evidence: int = typer.Option(4, help="focused evidence facts per question (offline)"),
         concurrency: int = typer.Option(4, help="model calls in flight"),
         replace: bool = typer.Option(
@@ -226,6 +231,7 @@ def register(app: typer.Typer) -> None:
                 multi_hop_min_combinations=multi_hop_min,
                 multi_hop_max_combinations=multi_hop_max,
                 evidence_per_question=evidence,
+                max_questions=max_questions or None,
             )
         except ValidationError as exc:
             err = exc.errors()[0]

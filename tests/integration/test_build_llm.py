@@ -125,7 +125,12 @@ def test_llm_build_rejects_invalid_replies_and_resumes(store, scripted):
         "rejected_ungrounded_reason": pairs,
     }
     assert stages["relations"]["written"] == 4 * pairs
-    assert stages["questions"]["counts"] == {"rejected_names_relation_label": 1}
+    # More perspectives than the question budget: the budget's worth are asked, the rest
+    # counted (and, below, the rerun selects the same ones: it asks only the rejected one).
+    counts = stages["questions"]["counts"]
+    assert counts.pop("over_question_budget") > 0
+    assert counts == {"rejected_names_relation_label": 1}
+    assert stages["questions"]["items"] == cfg.max_questions
     answered = stages["questions"]["written"]
     assert answered == stages["questions"]["items"] - 1 > 0
     assert stages["evidence"]["counts"] == {"rejected_evidence_not_a_fact": answered}

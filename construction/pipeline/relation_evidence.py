@@ -36,6 +36,7 @@ LEXICON: dict[str, list[tuple[str, bool]]] = {
         (r"contribut(e|es|ed|ing) to", _F),
         (r"prompt(s|ed)|provok(e|es|ed)|spark(s|ed)|fuel(s|ed|led)", _F),
         (r"consequently|therefore|hence|thus|in turn|as a result(?! of)", _F),
+        (r"affect(s|ed|ing)?|influenc(e|es|ed|ing)|determin(e|es|ed|ing)", _F),
         (
             r"because of|due to|owing to|as a result of|result(s|ed)? from|"
             r"stem(s|med)? from|aris(e|es|ing) from|arose from",
@@ -312,9 +313,11 @@ def term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w])" + r"\s+".join(words) + r"(?:e?s)?(?![\w])", re.IGNORECASE)
 
 
-def find_mentions(text: str, terms: dict[str, list[re.Pattern[str]]]) -> list[Mention]:
+def find_mentions(
+    text: str, terms: dict[str, list[re.Pattern[str]]], every: bool = False
+) -> list[Mention]:
     """Mentions of concepts in `text`: longest match wins where two terms overlap; a concept's
-    first mention only (its position decides the direction)."""
+    first mention only, or with `every` all of them (a cue joins the nearest two)."""
     spans: list[Mention] = []
     for key, patterns in terms.items():
         for pat in patterns:
@@ -324,6 +327,8 @@ def find_mentions(text: str, terms: dict[str, list[re.Pattern[str]]]) -> list[Me
     for m in spans:
         if all(m.end <= t.start or m.start >= t.end for t in taken):
             taken.append(m)
+    if every:
+        return sorted(taken, key=lambda m: m.start)
     first: dict[str, Mention] = {}
     for m in sorted(taken, key=lambda m: m.start):
         first.setdefault(m.concept, m)
@@ -363,14 +368,16 @@ _WORD = re.compile(r"[\w’'-]+")
 
 def _links(low: str, a: Mention, b: Mention, cue_start: int, cue_end: int) -> bool:
     """A cue between two mentions joins them when the first mention is close before it, in
-    its clause (no comma, colon or semicolon: "X, which ..." or "During X, plants ..." have
-    another subject), and the second close after it (a list may separate it with commas)."""
+    its clause (no colon or semicolon, and no lone comma: "During X, plants use ..." has
+    another subject, while "X, the first stage, yields ..." is an aside), and the second
+    close after it (a list may separate it with commas)."""
     first, second = (a, b) if a.start <= b.start else (b, a)
     left, right = low[first.end : cue_start], low[cue_end : second.start]
     if cue_start < first.end or cue_end > second.start:
         return True  # the cue overlaps a mention's edge ("from X to Y" spans X)
     return (
         not re.search(r"[;:]", left)
+        and left.count(",") % 2 == 0  # "X, the first stage, yields" but not "X, plants use"
         and len(_WORD.findall(left)) <= MAX_SUBJECT_GAP
         and not re.search(r"[;:]", right)
         and len(_WORD.findall(right)) <= MAX_OBJECT_GAP
@@ -378,14 +385,37 @@ def _links(low: str, a: Mention, b: Mention, cue_start: int, cue_end: int) -> bo
 
 
 def _opens_clause(low: str, cue_start: int, cue_end: int, first_mention: int) -> bool:
-    """An inverse cue before both mentions counts only when it opens its clause and the first
-    mention follows it closely ("Because of X, Y ..."), not "Lipids, such as ..."."""
+    """An inverse cue before both mentions counts only when it opens its sentence or clause
+    (after a semicolon or colon; a conjunction may precede it: "And because of X") and the first
+    mention follows it closely ("Because of X, Y ..."), not "Lipids, such as X, ... Y"."""
     before = low[:cue_start]
-    clause = re.split(r"[,;:.!?]", before)[-1]
+    clause = re.split(r"[;:.!?]", before)[-1]
     return (
-        len(_WORD.findall(clause)) <= 1
+        all(w in {"and", "but", "so", "yet", "then"} for w in _WORD.findall(clause))
         and len(_WORD.findall(low[cue_end:first_mention])) <= MAX_OBJECT_GAP
     )
+
+
+# A verb cue right after one of these is a noun ("the release of", "a whole block of").
+_DETERMINERS = frozenset(
+    "a an the this that these those its their his her our each every whole one no any".split()
+)
+# Cues that are nouns by design ("an alternative to", "the basis of", "the products"): the
+# determiner rule does not apply to them.
+_NOUN_CUES = re.compile(
+    r"(alternative|component|input|substrate|fuel|output|product|by-?product|cycle|function|"
+    r"role|basis|foundation|context|background|setting|backdrop|circumstance|climate|ideolog|"
+    r"idea|philosoph|doctrine|belief|principle|type|kind|form|class|categor|example|instance|"
+    r"illustration|case|step|stage|phase|part|member|site|rate|ratio|sum|rise|fall|end|new)"
+)
+
+
+def _noun_use(low: str, start: int, cue: str) -> bool:
+    """A one-word verb cue used as a noun: the word before it is a determiner."""
+    if " " in cue.strip() or _NOUN_CUES.match(cue):
+        return False
+    before = _WORD.findall(low[max(0, start - 40) : start])
+    return bool(before) and before[-1] in _DETERMINERS
 
 
 def match_labels(
@@ -412,6 +442,8 @@ def match_labels(
                     continue  # a cue inside a concept's own name is not a statement
                 if cue_window and not cue_window[0] <= m.start() < cue_window[1]:
                     continue
+                if _noun_use(low, m.start(), m.group(0)):
+                    continue  # "a whole block of codons" is no blocking
                 # Between = the cue reaches into the gap between the two mentions
                 # ("pump groundwater from X to Y" spans X).
                 between = m.start() < hi and m.end() > lo

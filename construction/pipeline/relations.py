@@ -172,6 +172,13 @@ def _ordered_facts(facts: list[dict]) -> list[list[dict]]:
     return groups
 
 
+SUBJECT_WORDS = 3  # words before a sentence's subject ("A long drought", "the first such")
+
+
+def _words_before(text: str, pos: int, start: int = 0) -> int:
+    return len(re.findall(r"[\w’'-]+", text[start:pos]))
+
+
 def evidence_edges(
     facts: list[dict],
     patterns: dict[str, list[re.Pattern[str]]],
@@ -188,6 +195,10 @@ def evidence_edges(
         "adjacent_fact_evidence": 0,
     }
     mentions = {f["uid"]: find_mentions(f["text"], patterns) for f in facts}
+    # Every occurrence, for single facts: a cue joins two neighbouring mentions (no other
+    # concept named between them), which need not be the concepts' first mentions ("Newton
+    # stated his law in terms of momentum: the net force equals the change in momentum").
+    occurrences = {f["uid"]: find_mentions(f["text"], patterns, every=True) for f in facts}
 
     def offer(
         text: str, uids: list[str], a: Mention, b: Mention, window: tuple[int, int] | None = None
@@ -219,8 +230,9 @@ def evidence_edges(
             continue
         counts["facts_linking_two_concepts"] += 1
         found = 0
-        for i, a in enumerate(ms):
-            for b in ms[i + 1 :]:
+        occ = occurrences[f["uid"]]
+        for a, b in zip(occ, occ[1:], strict=False):
+            if a.concept != b.concept:
                 found += offer(f["text"], [f["uid"]], a, b)
         if not found:
             counts["facts_without_relation_cue"] += 1
@@ -232,10 +244,18 @@ def evidence_edges(
                 continue
             text = f"{f1['text']} {f2['text']}"
             shift = len(f1["text"]) + 1
-            m1 = {m.concept: m for m in mentions[f1["uid"]]}
+            # The connective relates what the sentences are about: their subjects, so each
+            # concept must open its sentence ("A long drought hit ... As a result, famine
+            # spread"), not sit deep in it ("... to produce energy through fission").
+            m1 = {
+                m.concept: m
+                for m in mentions[f1["uid"]]
+                if _words_before(f1["text"], m.start) <= SUBJECT_WORDS
+            }
             m2 = {
                 m.concept: Mention(m.concept, m.start + shift, m.end + shift)
                 for m in mentions[f2["uid"]]
+                if _words_before(f2["text"], m.start, opening.end()) <= SUBJECT_WORDS
             }
             for ka, a in m1.items():
                 for kb, b in m2.items():

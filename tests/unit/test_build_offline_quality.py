@@ -384,3 +384,72 @@ def test_a_sentence_with_only_a_loose_term_is_no_evidence():
     ]
     edges, _ = evidence_edges(facts, concept_patterns(concepts), _cues("CAUSES"), 1.0, 3)
     assert [(e.source, e.target, e.facts) for e in edges] == [("t0", "t1", ["f2"])]
+
+
+def test_a_cue_joins_two_mentions_only_close_between_them_in_the_subjects_clause():
+    requires = _cues("REQUIRES_INPUT", "IS_A_TYPE_OF", "CAUSES", "INHIBITS_OR_REPRESSES")
+    # Another subject ("plants") stands between the first mention and the cue, after a comma.
+    assert (
+        _match(
+            "During photosynthesis, plants use the energy of sunlight to convert carbon dioxide.",
+            requires,
+            p=["photosynthesis"],
+            c=["carbon dioxide"],
+        )
+        == []
+    )
+    # An inverse cue counts before both mentions only when it opens the clause.
+    assert (
+        _match(
+            "Lipids, such as cholesterol, are broken down, and amino acids feed glycolysis.",
+            requires,
+            c=["cholesterol"],
+            a=["amino acids"],
+        )
+        == []
+    )
+    opening = _match(
+        "Because of friction, the kinetic energy of the block falls.",
+        requires,
+        f=["friction"],
+        k=["kinetic energy"],
+    )
+    assert [(m.source, m.label, m.target) for m in opening] == [("f", "CAUSES", "k")]
+    # A cue after both mentions joins neither of them.
+    assert (
+        _match(
+            "Momentum and impulse are treated together, which causes confusion.",
+            requires,
+            m=["momentum"],
+            i=["impulse"],
+        )
+        == []
+    )
+    # Too far apart: twelve words at most on either side of the cue.
+    far = (
+        "Enzymes, working slowly inside every one of the many crowded compartments of the "
+        "living cell, require energy."
+    )
+    assert _match(far.replace(", ", " ", 2), requires, e=["enzymes"], n=["energy"]) == []
+    near = _match("Enzymes in the cell require energy.", requires, e=["enzymes"], n=["energy"])
+    assert [(m.source, m.label, m.target) for m in near] == [("e", "REQUIRES_INPUT", "n")]
+
+
+def test_a_verb_cue_used_as_a_noun_is_no_cue():
+    labels = _cues("INHIBITS_OR_REPRESSES", "PRODUCES_OUTPUT")
+    assert (
+        _match(
+            "Some amino acids get a whole block of four codons.",
+            labels,
+            a=["amino acids"],
+            c=["codons"],
+        )
+        == []
+    )
+    verb = _match("Repressors block transcription.", labels, r=["repressors"], t=["transcription"])
+    assert [(m.source, m.label) for m in verb] == [("r", "INHIBITS_OR_REPRESSES")]
+    # Noun cues by design still count after a determiner.
+    out = _match(
+        "Oxygen is the output of photosynthesis.", labels, o=["oxygen"], p=["photosynthesis"]
+    )
+    assert {m.label for m in out} == {"PRODUCES_OUTPUT"}

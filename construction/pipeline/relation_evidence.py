@@ -418,6 +418,19 @@ def _noun_use(low: str, start: int, cue: str) -> bool:
     return bool(before) and before[-1] in _DETERMINERS
 
 
+_BE = r"(?<![a-z'’])(?:is|are|was|were|be|been|being)(?:\s+(?:also|often|usually|then|not))?"
+
+
+def _be_participle(low: str, cue_start: int, cue_end: int) -> bool:
+    """A one-word cue in the passive without "by": "X is required to make Y" says that Y
+    requires X, "X is produced in Y" that Y produces X. (Multi-word cues such as "found in",
+    "located in" or "required for" are written for the passive already.)"""
+    cue = low[cue_start:cue_end]
+    if " " in cue or not cue.endswith(("ed", "en")):
+        return False
+    return re.search(_BE + r"\s+$", low[max(0, cue_start - 30) : cue_start]) is not None
+
+
 def match_labels(
     text: str,
     a: Mention,
@@ -467,7 +480,7 @@ def match_labels(
         weight, cs, ce, inverse = best
         # A passive cue ("is caused by X") makes the agent after "by" the source, unless the
         # label itself reads passively (IS_DEFINED_BY).
-        passive = re.match(r"\s+by\b", low[ce:]) is not None
+        passive = re.match(r"\s+by\b", low[ce:]) is not None or _be_participle(low, cs, ce)
         if passive and not lab.passive_label:
             inverse = not inverse
         src, dst = _orient(a, b, cs, ce, inverse)

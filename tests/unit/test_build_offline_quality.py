@@ -453,3 +453,23 @@ def test_a_verb_cue_used_as_a_noun_is_no_cue():
         "Oxygen is the output of photosynthesis.", labels, o=["oxygen"], p=["photosynthesis"]
     )
     assert {m.label for m in out} == {"PRODUCES_OUTPUT"}
+
+
+def test_a_passive_cue_without_by_reads_backwards():
+    labels = _cues("REQUIRES_INPUT", "IS_LOCATED_IN")
+    passive = _match(
+        "Solar energy is required to make a glucose molecule.",
+        labels,
+        e=["solar energy"],
+        g=["glucose"],
+    )
+    assert [(m.source, m.label, m.target) for m in passive] == [("g", "REQUIRES_INPUT", "e")]
+    active = _match(
+        "Glucose synthesis requires solar energy.", labels, g=["glucose"], e=["solar energy"]
+    )
+    assert [(m.source, m.target) for m in active] == [("g", "e")]
+    # Multi-word cues written for the passive keep their reading.
+    found = _match(
+        "Glycolysis is found in the cytoplasm.", labels, g=["glycolysis"], c=["cytoplasm"]
+    )
+    assert [(m.source, m.label, m.target) for m in found] == [("g", "IS_LOCATED_IN", "c")]

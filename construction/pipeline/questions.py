@@ -56,7 +56,7 @@ def question_row(
         "theme": theme,
         "text": text,
         "perspective": v["uid"],
-        "hop": max(p["hops"] for p in v["targets"]),
+        "hop": question_budget.hops(v),
         "provenance": provenance,
         "generation": ctx.generation,
         "valid": valid_paths(v),

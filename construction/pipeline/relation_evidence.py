@@ -327,12 +327,16 @@ def find_mentions(
     for m in spans:
         if all(m.end <= t.start or m.start >= t.end for t in taken):
             taken.append(m)
-    if every:
-        return sorted(taken, key=lambda m: m.start)
+    ordered = sorted(taken, key=lambda m: m.start)
+    return ordered if every else first_mentions(ordered)
+
+
+def first_mentions(mentions: list[Mention]) -> list[Mention]:
+    """Each concept's first mention, in text order, from all mentions in text order."""
     first: dict[str, Mention] = {}
-    for m in sorted(taken, key=lambda m: m.start):
+    for m in mentions:
         first.setdefault(m.concept, m)
-    return sorted(first.values(), key=lambda m: m.start)
+    return list(first.values())
 
 
 class LabelMatch(BaseModel):
@@ -363,7 +367,7 @@ def _orient(
 # separated from the subject by a comma, mostly belonged to another subject of the sentence
 # ("During photosynthesis, plants use ...", "Lipids, such as cholesterol, ... amino acids").
 MAX_SUBJECT_GAP, MAX_OBJECT_GAP = 12, 12
-_WORD = re.compile(r"[\w’'-]+")
+WORD = re.compile(r"[\w’'-]+")  # a word, for counting gaps
 
 
 def _links(low: str, a: Mention, b: Mention, cue_start: int, cue_end: int) -> bool:
@@ -378,9 +382,9 @@ def _links(low: str, a: Mention, b: Mention, cue_start: int, cue_end: int) -> bo
     return (
         not re.search(r"[;:]", left)
         and left.count(",") % 2 == 0  # "X, the first stage, yields" but not "X, plants use"
-        and len(_WORD.findall(left)) <= MAX_SUBJECT_GAP
+        and len(WORD.findall(left)) <= MAX_SUBJECT_GAP
         and not re.search(r"[;:]", right)
-        and len(_WORD.findall(right)) <= MAX_OBJECT_GAP
+        and len(WORD.findall(right)) <= MAX_OBJECT_GAP
     )
 
 
@@ -391,8 +395,8 @@ def _opens_clause(low: str, cue_start: int, cue_end: int, first_mention: int) ->
     before = low[:cue_start]
     clause = re.split(r"[;:.!?]", before)[-1]
     return (
-        all(w in {"and", "but", "so", "yet", "then"} for w in _WORD.findall(clause))
-        and len(_WORD.findall(low[cue_end:first_mention])) <= MAX_OBJECT_GAP
+        all(w in {"and", "but", "so", "yet", "then"} for w in WORD.findall(clause))
+        and len(WORD.findall(low[cue_end:first_mention])) <= MAX_OBJECT_GAP
     )
 
 
@@ -414,7 +418,7 @@ def _noun_use(low: str, start: int, cue: str) -> bool:
     """A one-word verb cue used as a noun: the word before it is a determiner."""
     if " " in cue.strip() or _NOUN_CUES.match(cue):
         return False
-    before = _WORD.findall(low[max(0, start - 40) : start])
+    before = WORD.findall(low[max(0, start - 40) : start])
     return bool(before) and before[-1] in _DETERMINERS
 
 

@@ -19,9 +19,11 @@ from construction.pipeline.llm_route import RejectedReply
 from construction.pipeline.noun_phrases import norm, terms_of_name
 from construction.pipeline.relation_evidence import (
     CONNECTIVE,
+    WORD,
     LabelCues,
     Mention,
     find_mentions,
+    first_mentions,
     label_cues,
     match_labels,
     term_pattern,
@@ -176,7 +178,7 @@ SUBJECT_WORDS = 3  # words before a sentence's subject ("A long drought", "the f
 
 
 def _words_before(text: str, pos: int, start: int = 0) -> int:
-    return len(re.findall(r"[\w’'-]+", text[start:pos]))
+    return len(WORD.findall(text[start:pos]))
 
 
 def evidence_edges(
@@ -194,11 +196,11 @@ def evidence_edges(
         "facts_without_relation_cue": 0,
         "adjacent_fact_evidence": 0,
     }
-    mentions = {f["uid"]: find_mentions(f["text"], patterns) for f in facts}
     # Every occurrence, for single facts: a cue joins two neighbouring mentions (no other
     # concept named between them), which need not be the concepts' first mentions ("Newton
     # stated his law in terms of momentum: the net force equals the change in momentum").
     occurrences = {f["uid"]: find_mentions(f["text"], patterns, every=True) for f in facts}
+    mentions = {uid: first_mentions(occ) for uid, occ in occurrences.items()}
 
     def offer(
         text: str, uids: list[str], a: Mention, b: Mention, window: tuple[int, int] | None = None

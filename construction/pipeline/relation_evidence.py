@@ -14,11 +14,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from construction.pipeline.noun_phrases import norm
+from construction.pipeline.syntax import link, parser
 from kg.palette import PaletteRelation
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
 
 # Cue lexicon keyed by the stem of a label word. Each entry: (regex over the lower-cased
 # evidence, inverse). inverse = the source concept is the one after the cue ("due to X").
@@ -81,7 +86,7 @@ LEXICON: dict[str, list[tuple[str, bool]]] = {
         (r"made (up )?of|contain(s|ed)?|includ(e|es|ed)|compris(e|es|ed)", _F),
         (r"component of|part of", _I),
     ],
-    "alternat": [(r"alternative|instead of|rather than|in place of|replac(e|es|ed)", _F)],
+    "alternat": [(r"alternative|instead of|rather than|in place of", _F)],
     "contrast": [
         (r"contrast(s|ed)?|unlike|whereas|differ(s|ed)? from|different from", _F),
         (r"as opposed to|in contrast|opposite of|conflict(s|ed)? with|versus", _F),
@@ -234,7 +239,7 @@ CONNECTIVE = re.compile(
     r"because of this|instead)\b",
     re.IGNORECASE,
 )
-CUE_BETWEEN, CUE_OUTSIDE, QUALIFIER_WEIGHT, DESC_WEIGHT = 1.0, 0.7, 0.5, 0.25
+CUE_WEIGHT, QUALIFIER_WEIGHT, DESC_WEIGHT = 1.0, 0.5, 0.25
 
 
 def _stem(word: str) -> str:
@@ -362,77 +367,7 @@ def _orient(
     return second, first
 
 
-# How far a cue may stand from the mentions it joins, in words. Measured on the physics,
-# biology and history chunks (benchmarks/build_offline.py): a cue further away, or one
-# separated from the subject by a comma, mostly belonged to another subject of the sentence
-# ("During photosynthesis, plants use ...", "Lipids, such as cholesterol, ... amino acids").
-MAX_SUBJECT_GAP, MAX_OBJECT_GAP = 12, 12
 WORD = re.compile(r"[\w’'-]+")  # a word, for counting gaps
-
-
-def _links(low: str, a: Mention, b: Mention, cue_start: int, cue_end: int) -> bool:
-    """A cue between two mentions joins them when the first mention is close before it, in
-    its clause (no colon or semicolon, and no lone comma: "During X, plants use ..." has
-    another subject, while "X, the first stage, yields ..." is an aside), and the second
-    close after it (a list may separate it with commas)."""
-    first, second = (a, b) if a.start <= b.start else (b, a)
-    left, right = low[first.end : cue_start], low[cue_end : second.start]
-    if cue_start < first.end or cue_end > second.start:
-        return True  # the cue overlaps a mention's edge ("from X to Y" spans X)
-    return (
-        not re.search(r"[;:]", left)
-        and left.count(",") % 2 == 0  # "X, the first stage, yields" but not "X, plants use"
-        and len(WORD.findall(left)) <= MAX_SUBJECT_GAP
-        and not re.search(r"[;:]", right)
-        and len(WORD.findall(right)) <= MAX_OBJECT_GAP
-    )
-
-
-def _opens_clause(low: str, cue_start: int, cue_end: int, first_mention: int) -> bool:
-    """An inverse cue before both mentions counts only when it opens its sentence or clause
-    (after a semicolon or colon; a conjunction may precede it: "And because of X") and the first
-    mention follows it closely ("Because of X, Y ..."), not "Lipids, such as X, ... Y"."""
-    before = low[:cue_start]
-    clause = re.split(r"[;:.!?]", before)[-1]
-    return (
-        all(w in {"and", "but", "so", "yet", "then"} for w in WORD.findall(clause))
-        and len(WORD.findall(low[cue_end:first_mention])) <= MAX_OBJECT_GAP
-    )
-
-
-# A verb cue right after one of these is a noun ("the release of", "a whole block of").
-_DETERMINERS = frozenset(
-    "a an the this that these those its their his her our each every whole one no any".split()
-)
-# Cues that are nouns by design ("an alternative to", "the basis of", "the products"): the
-# determiner rule does not apply to them.
-_NOUN_CUES = re.compile(
-    r"(alternative|component|input|substrate|fuel|output|product|by-?product|cycle|function|"
-    r"role|basis|foundation|context|background|setting|backdrop|circumstance|climate|ideolog|"
-    r"idea|philosoph|doctrine|belief|principle|type|kind|form|class|categor|example|instance|"
-    r"illustration|case|step|stage|phase|part|member|site|rate|ratio|sum|rise|fall|end|new)"
-)
-
-
-def _noun_use(low: str, start: int, cue: str) -> bool:
-    """A one-word verb cue used as a noun: the word before it is a determiner."""
-    if " " in cue.strip() or _NOUN_CUES.match(cue):
-        return False
-    before = WORD.findall(low[max(0, start - 40) : start])
-    return bool(before) and before[-1] in _DETERMINERS
-
-
-_BE = r"(?<![a-z'’])(?:is|are|was|were|be|been|being)(?:\s+(?:also|often|usually|then|not))?"
-
-
-def _be_participle(low: str, cue_start: int, cue_end: int) -> bool:
-    """A one-word cue in the passive without "by": "X is required to make Y" says that Y
-    requires X, "X is produced in Y" that Y produces X. (Multi-word cues such as "found in",
-    "located in" or "required for" are written for the passive already.)"""
-    cue = low[cue_start:cue_end]
-    if " " in cue or not cue.endswith(("ed", "en")):
-        return False
-    return re.search(_BE + r"\s+$", low[max(0, cue_start - 30) : cue_start]) is not None
 
 
 def match_labels(
@@ -442,55 +377,56 @@ def match_labels(
     labels: list[LabelCues],
     min_score: float,
     cue_window: tuple[int, int] | None = None,
+    doc: Doc | None = None,
 ) -> list[LabelMatch]:
     """Every palette relation the evidence expresses between mentions a and b, with its
-    direction; best first. Score = the best cue (between the two mentions counts more), plus
-    qualifiers and description words; below `min_score` a label is not proposed. With
-    `cue_window`, only a cue starting inside it counts (two-sentence evidence: the connective
-    that opens the second sentence)."""
+    direction; best first. In one sentence, a cue counts only where the dependency parse
+    (`syntax.link`, `doc` or parsed here) makes the two mentions its arguments, one on its
+    subject side and one on its object side; the subject is the source, unless the cue reads
+    backwards (inverse cues such as "due to", or a one-word cue in the passive: "X is caused by
+    Y"). With `cue_window` (two-sentence evidence), only the connective that opens the second
+    sentence counts, and the sentences' order gives the direction. Score = the cue, plus
+    qualifiers and description words; below `min_score` a label is not proposed."""
     low = text.lower()
-    lo, hi = min(a.end, b.end), max(a.start, b.start)
+    if cue_window is None and doc is None:
+        doc = parser()(text)
+    spans = ((a.start, a.end), (b.start, b.end))
     out: list[LabelMatch] = []
     for lab in labels:
-        best: tuple[float, int, int, bool] | None = None
+        best: tuple[Mention, Mention] | None = None
         for regex, inverse in lab.cues:
             for m in re.finditer(r"(?<![a-z])(?:" + regex + r")(?![a-z])", low):
                 if (a.start <= m.start() < a.end) or (b.start <= m.start() < b.end):
                     continue  # a cue inside a concept's own name is not a statement
-                if cue_window and not cue_window[0] <= m.start() < cue_window[1]:
+                if cue_window is not None:
+                    if cue_window[0] <= m.start() < cue_window[1]:
+                        best = _orient(a, b, m.start(), m.end(), inverse)
+                        break
                     continue
-                if _noun_use(low, m.start(), m.group(0)):
-                    continue  # "a whole block of codons" is no blocking
-                # Between = the cue reaches into the gap between the two mentions
-                # ("pump groundwater from X to Y" spans X).
-                between = m.start() < hi and m.end() > lo
-                # "Because of X, Y ..." / "During X, Y ...": an inverse cue may open the clause.
-                opens = inverse and m.end() <= min(a.start, b.start)
-                if cue_window is None and not (
-                    _links(low, a, b, m.start(), m.end())
-                    if between
-                    else opens and _opens_clause(low, m.start(), m.end(), min(a.start, b.start))
-                ):
+                assert doc is not None
+                found = link(doc, spans, (m.start(), m.end()))
+                if found is None:
                     continue  # the cue does not join these two mentions in one statement
-                weight = CUE_BETWEEN if between or opens else CUE_OUTSIDE
-                if best is None or weight > best[0]:
-                    best = (weight, m.start(), m.end(), inverse)
+                subj, obj = (a, b) if found.subject == 0 else (b, a)
+                # "X is caused by Y": a one-word cue in the passive reads backwards (unless the
+                # label itself reads passively, IS_DEFINED_BY); multi-word cues such as
+                # "found in" or "required for" are written for the passive already.
+                if found.passive and " " not in m.group(0) and not lab.passive_label:
+                    inverse = not inverse
+                best = (obj, subj) if inverse else (subj, obj)
+                break
+            if best is not None:
+                break
         if best is None:
             continue
         if lab.qualifiers and not all(
             re.search(r"(?<![a-z])(?:" + q + r")(?![a-z])", low) for q in lab.qualifiers
         ):
             continue
-        weight, cs, ce, inverse = best
-        # A passive cue ("is caused by X") makes the agent after "by" the source, unless the
-        # label itself reads passively (IS_DEFINED_BY).
-        passive = re.match(r"\s+by\b", low[ce:]) is not None or _be_participle(low, cs, ce)
-        if passive and not lab.passive_label:
-            inverse = not inverse
-        src, dst = _orient(a, b, cs, ce, inverse)
+        src, dst = best
         words = {_stem(w) for w in _DESC_WORD.findall(low)}
         desc = min(2, sum(1 for s in lab.description_stems if s in words)) * DESC_WEIGHT
-        score = weight + (QUALIFIER_WEIGHT * len(lab.qualifiers)) + desc
+        score = CUE_WEIGHT + (QUALIFIER_WEIGHT * len(lab.qualifiers)) + desc
         if score >= min_score:
             out.append(
                 LabelMatch(

@@ -28,6 +28,7 @@ from construction.pipeline.relation_evidence import (
     match_labels,
     term_pattern,
 )
+from construction.pipeline.syntax import parse_all
 from kg.errors import InputError
 from kg.ids import concept_uid, content_uid, fingerprint, relates_uid
 from kg.palette import LABEL, Palette, PaletteRelation
@@ -201,12 +202,15 @@ def evidence_edges(
     # stated his law in terms of momentum: the net force equals the change in momentum").
     occurrences = {f["uid"]: find_mentions(f["text"], patterns, every=True) for f in facts}
     mentions = {uid: first_mentions(occ) for uid, occ in occurrences.items()}
+    # Parse only the facts that could be evidence: those naming two concepts.
+    docs = parse_all([f["text"] for f in facts if len(mentions[f["uid"]]) >= 2])
 
     def offer(
         text: str, uids: list[str], a: Mention, b: Mention, window: tuple[int, int] | None = None
     ) -> int:
         n = 0
-        for m in match_labels(text, a, b, labels, min_score, window):
+        doc = None if window else docs[text]
+        for m in match_labels(text, a, b, labels, min_score, window, doc):
             key = (m.source, m.label, m.target)
             old = best.get(key)
             if (

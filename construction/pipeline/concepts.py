@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from construction.pipeline import noun_phrases as np_
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.syntax import mostly_adjective
 
 STAGE = "concepts"
 
@@ -20,13 +21,16 @@ class SummaryReply(BaseModel):
 
 def offline_name(topic_words: list[str], taken: set[str], facts: list[str] | None = None) -> str:
     """The concept's most distinctive noun phrase (its c-TF-IDF ranked `topic_words`) that
-    occurs in its facts, is not a generic word and is not taken in the domain, written as the
-    facts write it. Without facts (renaming a model's duplicate name) only the first two hold."""
+    occurs in its facts, is not a generic word, not a word the facts use as an adjective
+    ("French troops") and is not taken in the domain, written as the facts write it. Without
+    facts (renaming a model's duplicate name) only the first two hold."""
     stops = np_.stop_words()
     for phrase in topic_words:
         if not phrase or not np_.nameable(phrase) or phrase.lower() in stops:
             continue
         if facts is not None and not np_.occurs_in(phrase, facts):
+            continue
+        if facts is not None and " " not in phrase and mostly_adjective(phrase, facts):
             continue
         name = np_.surface_form(phrase, facts) if facts else phrase
         if name.lower() not in taken:

@@ -42,6 +42,7 @@ LEXICON: dict[str, list[tuple[str, bool]]] = {
         (r"prompt(s|ed)|provok(e|es|ed)|spark(s|ed)|fuel(s|ed|led)", _F),
         (r"consequently|therefore|hence|thus|in turn|as a result(?! of)", _F),
         (r"affect(s|ed|ing)?|influenc(e|es|ed|ing)|determin(e|es|ed|ing)", _F),
+        (r"increas(e|es|ed|ing)|decreas(e|es|ed|ing)", _F),
         (
             r"because of|due to|owing to|as a result of|result(s|ed)? from|"
             r"stem(s|med)? from|aris(e|es|ing) from|arose from",
@@ -95,6 +96,7 @@ LEXICON: dict[str, list[tuple[str, bool]]] = {
         (r"(is|are|was|were) (a|an|one) (type|kind|form|class|category) of", _F),
         (r"(type|kind|class|category)(s)? of", _F),
         (r"classified as", _F),
+        (r"called", _F),  # "forces called push, weight and friction": the passive reads back
         (r"such as", _I),
     ],
     "preced": [
@@ -125,7 +127,7 @@ LEXICON: dict[str, list[tuple[str, bool]]] = {
     ],
     "function": [(r"function(s)?\b|role", _F)],
     "part": [
-        (r"part of|within|belong(s|ed)? to|member of|one of the|component of", _F),
+        (r"part of|belong(s|ed)? to|member of|one of the|component of", _F),
         (
             r"includ(e|es|ed|ing)|contain(s|ed)?|consist(s)? of|compris(e|es|ed)|"
             r"made up of|divided into",
@@ -134,7 +136,7 @@ LEXICON: dict[str, list[tuple[str, bool]]] = {
     ],
     "locat": [
         (r"located (in|at|on)|found (in|at|on)|occur(s|red)? (in|at|on)", _F),
-        (r"take(s)? place (in|at)|took place (in|at)|resid(e|es) in|inside", _F),
+        (r"take(s)? place (in|at)|took place (in|at)|resid(e|es) in|inside|within", _F),
         (r"contain(s|ed)?|hous(e|es|ed)|site of", _I),
     ],
     "activat": [

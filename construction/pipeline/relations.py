@@ -197,9 +197,9 @@ def evidence_edges(
         "facts_without_relation_cue": 0,
         "adjacent_fact_evidence": 0,
     }
-    # Every occurrence, for single facts: a cue joins two neighbouring mentions (no other
-    # concept named between them), which need not be the concepts' first mentions ("Newton
-    # stated his law in terms of momentum: the net force equals the change in momentum").
+    # Every occurrence, for single facts: a cue may join any two of them, not only the
+    # concepts' first mentions ("Newton stated his law in terms of momentum: the net force
+    # equals the change in momentum").
     occurrences = {f["uid"]: find_mentions(f["text"], patterns, every=True) for f in facts}
     mentions = {uid: first_mentions(occ) for uid, occ in occurrences.items()}
     # Parse only the facts that could be evidence: those naming two concepts.
@@ -237,9 +237,11 @@ def evidence_edges(
         counts["facts_linking_two_concepts"] += 1
         found = 0
         occ = occurrences[f["uid"]]
-        for a, b in zip(occ, occ[1:], strict=False):
-            if a.concept != b.concept:
-                found += offer(f["text"], [f["uid"]], a, b)
+        # Every pair of mentions: the parse decides which ones a cue joins.
+        for i, a in enumerate(occ):
+            for b in occ[i + 1 :]:
+                if a.concept != b.concept:
+                    found += offer(f["text"], [f["uid"]], a, b)
         if not found:
             counts["facts_without_relation_cue"] += 1
     linked = {frozenset((k[0], k[2])) for k in best}

@@ -39,7 +39,8 @@ GENERIC_HEADS = frozenset(
     absence activity activities action actions use supply flow release transfer loss increase
     decrease rise growth spread collapse expansion development emergence process series set
     group groups percent fraction proportion share portion majority part parts degree
-    quantity quantities unit units product sum ratio difference combination result""".split()
+    quantity quantities unit units product sum ratio difference combination result hundreds
+    thousands millions dozens""".split()
 )
 # Cues that are nouns or adjectives by design ("the basis of", "an alternative to", "due to");
 # any other cue word the parser reads as a noun is no verb ("a whole block of codons").
@@ -117,9 +118,14 @@ def _has_subject(v: Token) -> bool:
     return any(c.dep_ in SUBJ | PASS for c in v.children)
 
 
+def _passive(v: Token) -> bool:
+    """v is a passive verb: with a passive auxiliary, or a participle modifying a noun."""
+    return any(c.dep_ == "auxpass" for c in v.children) or (v.dep_ == "acl" and v.tag_ == "VBN")
+
+
 def _voice(v: Token) -> str:
     """The role a shared subject plays for verb v: passive subject when v is passive."""
-    return "patient" if any(c.dep_ == "auxpass" for c in v.children) else "subj"
+    return "patient" if _passive(v) else "subj"
 
 
 def role(t: Token, v: Token) -> str | None:
@@ -140,9 +146,11 @@ def role(t: Token, v: Token) -> str | None:
             return "agent" if h.dep_ == "agent" else "obl"
         if hh.dep_ in PREDICATE and hh.head == v:
             return "obl"
-    # The object of a purpose or complement clause: "is used to pump Y", "helps produce Y".
+    # The object of a purpose clause of a passive verb: "X is used to pump Y", "X is required to
+    # make Y" (the clause says what X serves). Of an active verb it is the outcome, not the
+    # verb's object: in "P uses energy to build glucose", glucose is no input of P.
     if t.dep_ in ("dobj", "attr") and h.dep_ in ("xcomp", "advcl") and h.head == v:
-        if h.tag_ == "VB":
+        if h.tag_ == "VB" and _passive(v):
             return "obj"
     # The noun a relative or participial clause modifies: "energy released from X",
     # "sunlight, which produces Y".
@@ -184,6 +192,8 @@ def link(
     if args[0] == args[1]:
         return None
     pos = anchor.pos_
+    if anchor.dep_ == "prep":  # "including", "following", "given": a verb form as preposition
+        return _adverbial_link(anchor, args, toks)
     if pos in ("VERB", "AUX"):
         v = anchor
     elif pos in ("NOUN", "PROPN", "ADJ", "NUM"):
@@ -234,7 +244,7 @@ def _adverbial_link(anchor: Token, args: list[Token], toks: list[Token]) -> Link
     """A preposition, conjunction or adverb cue: "Because of X, Y falls", "Y such as X",
     "X rises; therefore Y falls"."""
     h = anchor.head
-    if h.pos_ in ("NOUN", "PROPN"):
+    if h.pos_ in ("NOUN", "PROPN") and not _has_subject(h):  # a noun with a subject is a verb
         return _noun_link(h, anchor, args)
     for i in (0, 1):
         if _in_complement(args[1 - i], anchor) and role(args[i], h) in SUBJECT_SIDE:
@@ -247,3 +257,15 @@ def _adverbial_link(anchor: Token, args: list[Token], toks: list[Token]) -> Link
                 if toks[i].i < anchor.i < toks[1 - i].i:
                     return Link(subject=i, passive=False)
     return None
+
+
+def mostly_adjective(word: str, texts: list[str], sample: int = 12) -> bool:
+    """Whether the texts use a one-word phrase mostly as an adjective ("French troops",
+    "Chinese laborers"): such a word names no thing, so it names no concept. Tagged on at most
+    `sample` of the texts that hold it (the tagger alone, without the parser)."""
+    pattern = re.compile(r"(?<![\w])" + re.escape(word) + r"(?![\w])", re.IGNORECASE)
+    hits = [t for t in texts if pattern.search(t)][:sample]
+    nlp = parser()
+    with nlp.select_pipes(enable=["tok2vec", "tagger", "attribute_ruler"]):
+        tags = [tok.pos_ for doc in nlp.pipe(hits) for tok in doc if tok.lower_ == word.lower()]
+    return bool(tags) and sum(t == "ADJ" for t in tags) / len(tags) > 0.5

@@ -36,6 +36,7 @@ from construction.pipeline.relation_evidence import (
     term_pattern,
 )
 from construction.pipeline.relations import concept_patterns, evidence_edges
+from construction.pipeline.syntax import mostly_adjective
 from kg.palette import PaletteRelation
 
 
@@ -526,3 +527,72 @@ def test_a_passive_cue_without_by_reads_backwards():
         "Glycolysis is found in the cytoplasm.", labels, g=["glycolysis"], c=["cytoplasm"]
     )
     assert [(m.source, m.label, m.target) for m in found] == [("g", "IS_LOCATED_IN", "c")]
+
+
+def test_a_word_the_facts_use_as_an_adjective_names_no_concept():
+    facts = [
+        "French troops crossed the river at dawn.",
+        "The French and Indian War ended in 1763.",
+        "French traders bought furs from the Native Americans.",
+    ]
+    assert mostly_adjective("french", facts)
+    assert not mostly_adjective("troops", facts)
+    assert offline_name(["french", "indian war"], set(), facts) == "Indian War"
+    # Without facts (renaming a model's name) the check cannot run and does not.
+    assert offline_name(["french"], set()) == "french"
+
+
+def test_the_parse_reads_such_as_and_connectives():
+    types = _cues("IS_A_TYPE_OF", "CAUSES")
+    such = _match(
+        "Lipids such as cholesterol are stored in the liver.",
+        types,
+        l=["lipids"],
+        c=["cholesterol"],
+    )
+    assert [(m.source, m.label, m.target) for m in such] == [("c", "IS_A_TYPE_OF", "l")]
+    then = _match(
+        "The drought destroyed the harvest, and consequently the famine spread.",
+        types,
+        d=["drought"],
+        f=["famine"],
+    )
+    assert [(m.source, m.label, m.target) for m in then] == [("d", "CAUSES", "f")]
+
+
+def test_a_purpose_clause_object_is_an_argument_only_of_a_passive():
+    labels = _cues("REQUIRES_INPUT", "SERVES_FUNCTION")
+    # Active: glucose is what photosynthesis builds, not what it requires.
+    built = _match(
+        "Photosynthesis uses the stored energy in ATP to build one glucose molecule.",
+        labels,
+        p=["photosynthesis"],
+        g=["glucose"],
+    )
+    assert built == []
+    # Passive: the clause says what the energy serves.
+    pumped = _match(
+        "The free energy of these reactions is used to pump hydrogen ions across the membrane.",
+        labels,
+        e=["free energy"],
+        h=["hydrogen ions"],
+    )
+    assert ("e", "SERVES_FUNCTION", "h") in [(m.source, m.label, m.target) for m in pumped]
+
+
+def test_increases_is_a_cause_and_called_names_a_type():
+    labels = _cues("CAUSES", "IS_A_TYPE_OF")
+    up = _match(
+        "The force of gravity increases the kinetic energy of the rock.",
+        labels,
+        g=["force of gravity"],
+        k=["kinetic energy"],
+    )
+    assert [(m.source, m.label, m.target) for m in up] == [("g", "CAUSES", "k")]
+    called = _match(
+        "In previous sections, we discussed the forces called push, weight, and friction.",
+        labels,
+        f=["forces"],
+        r=["friction"],
+    )
+    assert [(m.source, m.label, m.target) for m in called] == [("r", "IS_A_TYPE_OF", "f")]

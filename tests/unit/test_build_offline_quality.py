@@ -614,3 +614,17 @@ def test_a_missing_parser_model_names_the_package_to_install(monkeypatch):
             syntax.parser()
     finally:
         syntax.parser.cache_clear()
+
+
+def test_a_prepositional_cue_inside_a_mention_phrase_joins_it():
+    labels = _cues("IS_PART_OF", "IS_AN_EXAMPLE_OF")
+    m = _match(
+        "Ultimately, hundreds of civilians including women and children were killed.",
+        labels,
+        c=["hundreds of civilians"],
+        w=["women"],
+    )
+    assert {(x.source, x.label, x.target) for x in m} == {
+        ("w", "IS_PART_OF", "c"),
+        ("w", "IS_AN_EXAMPLE_OF", "c"),
+    }

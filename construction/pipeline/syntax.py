@@ -184,16 +184,17 @@ def link(
     character spans `spans`, and which of them is its subject. None when the parse does not
     make them its arguments on opposite sides."""
     anchor = _span_root(doc, *cue)
-    roots = [_span_root(doc, *s) for s in spans]
-    toks = [t for t in roots if t is not None]
+    mentions = [doc.char_span(*s, alignment_mode="expand") for s in spans]
+    toks = [m.root for m in mentions if m is not None and len(m)]
     if anchor is None or len(toks) != 2:
         return None
+    phrases = [range(m.start, m.end) for m in mentions if m is not None]
     args = [argument(t) for t in toks]
     if args[0] == args[1]:
         return None
     pos = anchor.pos_
     if anchor.dep_ == "prep":  # "including", "following", "given": a verb form as preposition
-        return _adverbial_link(anchor, args, toks)
+        return _adverbial_link(anchor, args, toks, phrases)
     if pos in ("VERB", "AUX"):
         v = anchor
     elif pos in ("NOUN", "PROPN", "ADJ", "NUM"):
@@ -202,11 +203,11 @@ def link(
         if anchor.dep_ in PREDICATE:
             v = anchor.head  # "X is a type of Y", "X is due to Y", "X plays a role in Y"
         elif anchor.dep_ == "appos":  # "X, a component of Y"
-            return _noun_link(anchor.head, anchor, args)
+            return _noun_link(anchor.head, anchor, args, phrases)
         else:
             return None
     else:
-        return _adverbial_link(anchor, args, toks)
+        return _adverbial_link(anchor, args, toks, phrases)
     roles = [role(a, v) for a in args]
     return _sides(roles)
 
@@ -232,27 +233,25 @@ def _in_complement(t: Token, anchor: Token) -> bool:
     return False
 
 
-def _noun_link(head: Token, anchor: Token, args: list[Token]) -> Link | None:
+def _noun_link(head: Token, anchor: Token, args: list[Token], phrases: list[range]) -> Link | None:
     """A cue attached to a noun: "Y such as X", "enzymes including X", "X, a part of Y". The
-    noun may be the mention's head or inside its phrase ("hundreds of civilians including
-    women": the cue hangs on "civilians")."""
+    noun is the mention's head or a word of the mention itself ("hundreds of civilians
+    including women": the cue hangs on "civilians"), not a noun beyond it ("the momentum of an
+    object, such as ...": the cue hangs on "object")."""
     for i in (0, 1):
-        if _in_complement(args[1 - i], anchor) and (args[i] == head or _within(head, args[i])):
+        if _in_complement(args[1 - i], anchor) and (args[i] == head or head.i in phrases[i]):
             return Link(subject=i, passive=False)
     return None
 
 
-def _within(t: Token, phrase_head: Token) -> bool:
-    """t is a noun of the phrase headed by phrase_head, through "of" ("hundreds of X")."""
-    return t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head == phrase_head
-
-
-def _adverbial_link(anchor: Token, args: list[Token], toks: list[Token]) -> Link | None:
+def _adverbial_link(
+    anchor: Token, args: list[Token], toks: list[Token], phrases: list[range]
+) -> Link | None:
     """A preposition, conjunction or adverb cue: "Because of X, Y falls", "Y such as X",
     "X rises; therefore Y falls"."""
     h = anchor.head
     if h.pos_ in ("NOUN", "PROPN") and not _has_subject(h):  # a noun with a subject is a verb
-        return _noun_link(h, anchor, args)
+        return _noun_link(h, anchor, args, phrases)
     for i in (0, 1):
         if _in_complement(args[1 - i], anchor) and role(args[i], h) in SUBJECT_SIDE:
             return Link(subject=i, passive=False)

@@ -628,3 +628,14 @@ def test_a_prepositional_cue_inside_a_mention_phrase_joins_it():
         ("w", "IS_PART_OF", "c"),
         ("w", "IS_AN_EXAMPLE_OF", "c"),
     }
+
+
+def test_a_cue_on_a_noun_beyond_the_mention_joins_nothing():
+    m = _match(
+        "A very large force acting for a short time can have a great effect on the momentum of "
+        "an object, such as the force of a racket hitting a tennis ball.",
+        _cues("IS_A_TYPE_OF"),
+        m=["momentum"],
+        f=["force of a racket"],
+    )
+    assert m == []

@@ -23,7 +23,7 @@ def offline_name(topic_words: list[str], taken: set[str], facts: list[str] | Non
     """The concept's most distinctive noun phrase (its c-TF-IDF ranked `topic_words`) that
     occurs in its facts, is not a generic word, not a word the facts use as an adjective
     ("French troops") and is not taken in the domain, written as the facts write it. Without
-    facts (renaming a model's duplicate name) only the first two hold."""
+    facts (renaming a model's duplicate name) the checks against the facts are skipped."""
     stops = np_.stop_words()
     for phrase in topic_words:
         if not phrase or not np_.nameable(phrase) or phrase.lower() in stops:

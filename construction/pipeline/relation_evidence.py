@@ -4,10 +4,11 @@ its wording expresses, and in which direction.
 An edge is proposed only for a sentence (or two adjacent sentences of one chunk) that mentions
 both concepts. Its label is a palette relation whose cue words (from the label's own words and
 a small lexicon of English relation verbs, plus the words of an English description) occur in
-the evidence, scoring at least a minimum; its direction follows the sentence: the mention
-before an active cue is the source ("Force causes acceleration"), the agent after a passive
-cue or an inverse cue is the source ("Acceleration is caused by force", "... because of
-force"). Its reason is the evidence, quoted verbatim.
+the evidence, scoring at least a minimum, where the dependency parse makes the two concepts the
+cue's arguments (`syntax.link`). Its direction follows the parse: the subject side is the
+source ("Force causes acceleration"); a one-word cue in the passive or an inverse cue makes the
+object side the source ("Acceleration is caused by force", "... because of force"). Its reason
+is the evidence, quoted verbatim.
 """
 
 from __future__ import annotations

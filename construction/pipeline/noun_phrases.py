@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from functools import cache
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*|[,;:()\[\]\"“”—–.!?]")
@@ -311,13 +312,19 @@ def surface_form(phrase: str, facts: list[str]) -> str:
     return phrase
 
 
-def occurs_in(name: str, texts: list[str]) -> bool:
-    """The name (case-insensitive, either apostrophe) appears as whole words in some text."""
+def texts_holding(name: str, texts: list[str]) -> Iterator[str]:
+    """The texts in which the name (case-insensitive, either apostrophe) appears as whole
+    words, lazily and in order."""
     n = norm(name)
     if not n:
-        return False
+        return
     pattern = re.compile(r"(?<![a-z0-9])" + re.escape(n) + r"(?![a-z0-9])")
-    return any(pattern.search(norm(t)) for t in texts)
+    yield from (t for t in texts if pattern.search(norm(t)))
+
+
+def occurs_in(name: str, texts: list[str]) -> bool:
+    """The name (case-insensitive, either apostrophe) appears as whole words in some text."""
+    return next(texts_holding(name, texts), None) is not None
 
 
 def terms_of_name(name: str, terms: list[str]) -> list[str]:

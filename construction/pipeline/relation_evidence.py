@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from construction.pipeline.noun_phrases import norm
-from construction.pipeline.syntax import link, parser
+from construction.pipeline.syntax import Link, link, parser
 from kg.palette import PaletteRelation
 
 if TYPE_CHECKING:
@@ -394,6 +394,8 @@ def match_labels(
     if cue_window is None and doc is None:
         doc = parser()(text)
     spans = ((a.start, a.end), (b.start, b.end))
+    # Labels share cue words (the three "... cause of" labels of history): parse each cue once.
+    links: dict[tuple[int, int], Link | None] = {}
     out: list[LabelMatch] = []
     for lab in labels:
         best: tuple[Mention, Mention] | None = None
@@ -407,7 +409,10 @@ def match_labels(
                         break
                     continue
                 assert doc is not None
-                found = link(doc, spans, (m.start(), m.end()))
+                cue = (m.start(), m.end())
+                if cue not in links:
+                    links[cue] = link(doc, spans, cue)
+                found = links[cue]
                 if found is None:
                     continue  # the cue does not join these two mentions in one statement
                 subj, obj = (a, b) if found.subject == 0 else (b, a)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from typing import TYPE_CHECKING
 
+from construction.pipeline.noun_phrases import texts_holding
 from kg.errors import KGError
 
 if TYPE_CHECKING:
@@ -271,8 +273,7 @@ def mostly_adjective(word: str, texts: list[str], sample: int = 12) -> bool:
     """Whether the texts use a one-word phrase mostly as an adjective ("French troops",
     "Chinese laborers"): such a word names no thing, so it names no concept. Tagged on at most
     `sample` of the texts that hold it (the tagger alone, without the parser)."""
-    pattern = re.compile(r"(?<![\w])" + re.escape(word) + r"(?![\w])", re.IGNORECASE)
-    hits = [t for t in texts if pattern.search(t)][:sample]
+    hits = list(islice(texts_holding(word, texts), sample))
     nlp = parser()
     with nlp.select_pipes(enable=["tok2vec", "tagger", "attribute_ruler"]):
         tags = [tok.pos_ for doc in nlp.pipe(hits) for tok in doc if tok.lower_ == word.lower()]

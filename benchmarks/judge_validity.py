@@ -1,9 +1,18 @@
 """How well the offline judges agree with gold labels, and how fast the default one is.
 
-    KG_BOLT_PORT=... python benchmarks/judge_validity.py [--gold FILE] [--sample FILE]
+    KG_BOLT_PORT=... python benchmarks/judge_validity.py [--gold FILE ...] [--sample FILE]
                                                          [--folds 5] [--answers 1000]
 
-1. The gold split (default ../shared/data/judge-gold/dev.jsonl; its questions from
+Every part below runs once per gold split: by default both development splits,
+../shared/data/judge-gold/dev.jsonl (constructed answers: written to state chosen paths) and
+natural-dev.jsonl (answers in the voices of real assistants, majority of three annotators), each
+split's figures printed with its kind and the issue's target for that kind (kappa >= 0.6 on
+constructed answers, >= 0.5 on natural ones), then the default judge's kappa per answer style.
+
+0. Sanity floors on the shared sample (no gold needed): the offline `target-only` responder
+   (each answer made of its target paths' stored reasons) must score PAS >= 90 with the default
+   judge, and `cover-all` (every valid path's reasons) recall >= 90.
+1. The gold split (its questions from
    ../shared/data/perspectivebench/sample.jsonl are imported first, idempotently) judged by the
    edge-evidence judge and by the embedding baseline, each with its thresholds chosen by
    leave-questions-out cross-validation (k folds by question): pooled held-out kappa,
@@ -26,6 +35,7 @@ Figures depend on machine load: the script prints the CPU count and load average
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -67,6 +77,52 @@ def ci(c: CI) -> str:
     return f"[{c.low:.2f}, {c.high:.2f}]" if c.low is not None else "[undefined]"
 
 
+NATURAL_STYLES = {"base", "oracle", "negative", "midmodel"}
+
+
+def gold_kind(items: list) -> str:
+    """natural (answers like real assistants write) or constructed, from the styles in it."""
+    styles = {g.style for g in items}
+    return "natural" if styles and styles <= NATURAL_STYLES else "constructed"
+
+
+def floors(questions: list) -> None:
+    """Part 0: the offline baselines judged by the default judge (answers need no model)."""
+    import asyncio
+
+    from evaluation.metrics import path_scores
+    from evaluation.responders import OfflineResponder
+
+    judge = EdgeEvidenceJudge(faithfulness=False)
+    print("\n0. sanity floors on the shared sample (default judge, offline responders)")
+    for kind, metric, label in (("target-only", "pas", "PAS"), ("cover-all", "recall", "recall")):
+        responder = OfflineResponder(kind)
+        scores = []
+        for q in questions:
+            text = asyncio.run(responder.answer(q, q.evidence)).text
+            present = {v.path_uid for v in judge.path_verdicts(q, text) if v.present}
+            scores.append(path_scores(q.target_uids, present))
+        value = 100 * float(np.mean([getattr(s, metric) for s in scores]))
+        print(
+            f"  {kind:<12} {label} {value:5.1f} over {len(scores)} questions "
+            f"(PAS {100 * float(np.mean([s.pas for s in scores])):.1f}, recall "
+            f"{100 * float(np.mean([s.recall for s in scores])):.1f}); target >= 90: "
+            f"{'met' if value >= 90 else 'NOT met'}"
+        )
+
+
+def by_style(args: argparse.Namespace, items: list) -> None:
+    judge = EdgeEvidenceJudge(faithfulness=False)
+    ds, _ = decide(judge, items)
+    v = summarize(judge.name, ds, args.gold[0], "-")
+    print("\n   default judge by answer style:")
+    for g in v.by_style:
+        print(
+            f"     {g.group:<22} {g.answers:3d} answers  kappa {g.kappa.mean or 0.0:5.2f} "
+            f"{ci(g.kappa)}  found present {g.judge_present} / gold {g.gold_present}"
+        )
+
+
 def agreement(args: argparse.Namespace, items: list) -> None:
     """Parts 1 and 2: cross-validated and in-sample agreement of both offline judges."""
     print(
@@ -103,7 +159,7 @@ def agreement(args: argparse.Namespace, items: list) -> None:
     print("\n2. shipped defaults, no tuning (in-sample: the defaults were chosen on this split)")
     for judge in (EdgeEvidenceJudge(faithfulness=False), EmbeddingJudge()):
         ds, _ = decide(judge, items)
-        o = summarize(judge.name, ds, args.gold, "-").overall
+        o = summarize(judge.name, ds, args.gold[0], "-").overall
         print(
             line(judge.name, o.kappa.mean or 0.0, o.agreement.mean or 0.0, o.pas_mae.mean or 0.0)
             + f"  kappa CI {ci(o.kappa)}, PAS MAE CI {ci(o.pas_mae)}"
@@ -195,7 +251,12 @@ def time_full(args: argparse.Namespace, work: list) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--gold", type=Path, default=SHARED / "judge-gold" / "dev.jsonl")
+    ap.add_argument(
+        "--gold",
+        type=Path,
+        action="append",
+        help="a gold split (repeatable; default: dev.jsonl and natural-dev.jsonl)",
+    )
     ap.add_argument("--sample", type=Path, default=SHARED / "perspectivebench" / "sample.jsonl")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--answers", type=int, default=1000)
@@ -208,6 +269,10 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=50, help="answers per judge batch (run default)")
     ap.add_argument("--timing-only", action="store_true", help="skip the agreement parts (1 and 2)")
     args = ap.parse_args()
+    args.gold = args.gold or [
+        SHARED / "judge-gold" / "dev.jsonl",
+        SHARED / "judge-gold" / "natural-dev.jsonl",
+    ]
     print(
         f"machine: {os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.1f} "
         "(shared with other jobs)"
@@ -216,15 +281,24 @@ def main() -> None:
         store.ensure_schema()
         import_perspectivebench(store, [args.sample], skip_invalid=True)
         questions, _ = load_questions(store, skip_invalid=True)
-        items = load_gold(args.gold, questions)
-    n_paths = sum(len(g.present) for g in items)
-    print(
-        f"gold: {args.gold.name}: {len(items)} answers, "
-        f"{len({g.question.uid for g in items})} questions, {n_paths} path decisions"
-    )
-
+        splits = [(path, load_gold(path, questions)) for path in args.gold]
+    rows = [json.loads(line) for line in args.sample.open(encoding="utf-8") if line.strip()]
+    in_sample = {(r["domain"], r["id"]) for r in rows}
     if not args.timing_only:
-        agreement(args, items)
+        floors([q for q in questions if (q.domain, q.id) in in_sample])
+    for path, split in splits:
+        n_paths = sum(len(g.present) for g in split)
+        kind = gold_kind(split)
+        print(
+            f"\n== gold: {path.name} ({kind} answers; target kappa >= "
+            f"{0.5 if kind == 'natural' else 0.6}): {len(split)} answers, "
+            f"{len({g.question.uid for g in split})} questions, {n_paths} path decisions"
+        )
+        if not args.timing_only:
+            one = argparse.Namespace(**{**vars(args), "gold": [path]})
+            agreement(one, split)
+            by_style(one, split)
+    items = splits[0][1]
 
     print(f"\n3. judging {args.answers} answers offline with the default judge")
     work = [

@@ -26,6 +26,7 @@ MAX_NAME_WORDS = 4
 _NAME_SKIP = CLAUSE_BREAKS | {"the", "a", "an"}
 ORDER_BONUS = 2.5
 NAME_BONUS = 2.0
+KEY_BONUS = 4.0  # a reference by key names the concept outright (above any threshold's grid)
 _TOPIC_KEY = re.compile(r"^topic_\d+$")
 _CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z'\-]+")
 # words of a question that introduce its concepts rather than name them
@@ -51,6 +52,9 @@ class ConceptProfile(BaseModel):
     weights: dict[str, float]
     names: list[str] = Field(default_factory=list)  # name phrases found for the concept
     name_stems: list[tuple[str, ...]] = Field(default_factory=list)
+    # "Topic 13" for the key topic_13: the published benchmark's reasons and evidence pools
+    # refer to concepts by their key, and an answer quoting them does the same
+    key_stems: tuple[str, ...] | None = None
 
     def score(self, window_stems: set[str], seq: list[str] | None = None) -> float:
         """Evidence that a window speaks about the concept: its weighted words, plus a bonus
@@ -59,7 +63,17 @@ class ConceptProfile(BaseModel):
         total = sum(w for s, w in self.weights.items() if s in window_stems)
         if seq is not None and any(_contains(seq, n) for n in self.name_stems):
             total += NAME_BONUS
+        if seq is not None and self.key_stems and _contains(seq, self.key_stems):
+            total += KEY_BONUS
         return total
+
+    def key_positions(self, seq: list[str]) -> list[int]:
+        """Where the window refers to the concept by its key ("Topic 13"): the number's place."""
+        k = self.key_stems
+        if not k:
+            return []
+        n = len(k)
+        return [i + n - 1 for i in range(len(seq) - n + 1) if tuple(seq[i : i + n]) == k]
 
 
 def _contains(seq: list[str], part: tuple[str, ...]) -> bool:
@@ -155,5 +169,6 @@ def build_profiles(concepts: list[ConceptInfo], question: str = "") -> dict[str,
                 if t
             ],
             weights={s: v * v / top[s] / ties[s] for s, v in w.items()},
+            key_stems=tuple(tokens(key.replace("_", " "))) if _TOPIC_KEY.match(key) else None,
         )
     return profiles

@@ -86,7 +86,7 @@ def _positions(w: _Window, profile: ConceptProfile, other: ConceptProfile) -> li
         mine = profile.weights.get(s, 0.0)
         if mine >= _MENTION_MIN and mine > other.weights.get(s, 0.0):
             out.append(i)
-    return out
+    return sorted({*out, *profile.key_positions(w.stems)})
 
 
 _MAX_GAP = 4  # words between a discontiguous cue's head and tail ("makes dating possible")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evaluation.judges.concepts import ConceptInfo, build_profiles
-from evaluation.judges.edge_evidence import EdgeEvidenceJudge
+from evaluation.judges.edge_evidence import EdgeEvidenceJudge, concept_infos
 from evaluation.judges.relations import family_of, relation_for, relation_meanings
 from evaluation.models import EvalPath, EvalQuestion
 
@@ -198,3 +198,34 @@ def test_discontiguous_cue_with_the_object_in_its_gap():
 def test_a_setting_is_a_context():
     q = question("rain IS_A_CONTEXT_FOR flood")
     assert present(q, "Heavy rain formed the setting in which the river flood happened.") == [True]
+
+
+def test_a_reference_by_key_names_the_concept():
+    """The published reasons say "Topic 13" for topic_13: such a reference names the concept
+    (and gives its place for the direction), where the concept's words are absent."""
+    q = EvalQuestion(
+        uid="q",
+        id=2,
+        domain="physics",
+        text="How do nuclear forces relate to radioactive dating?",
+        hop=1,
+        paths=[
+            EvalPath(
+                uid="p0",
+                signature="topic_3 CAUSES topic_13",
+                hops=1,
+                labels=["CAUSES"],
+                concept_keys=["topic_3", "topic_13"],
+                target=True,
+                name="path_0",
+            )
+        ],
+        concepts={"topic_3": "Nuclear forces bind nucleons.", "topic_13": "Dating by decay."},
+        concept_words={"topic_3": ["nuclear", "force"], "topic_13": ["dating", "decay"]},
+    )
+    profiles = build_profiles(concept_infos(q), q.text)
+    assert profiles["topic_13"].key_stems == ("topic", "13")
+    assert present(q, "Topic 3 causes the instability measured in Topic 13.") == [True]
+    # the wrong way round, and a bare number is no reference
+    assert present(q, "Topic 13 causes what Topic 3 describes.") == [False]
+    assert present(q, "In 13 cases the balance causes nothing.") == [False]

@@ -42,6 +42,12 @@ class EdgeFinding(BaseModel):
 
 
 _ANAPHORS = {"it", "this", "they", "these", "that", "such", "the latter", "the former"}
+# A demonstrative anywhere in a sentence ("the physical basis for this stability") points back
+# to the sentence before: the two are read as one window, the pair's first concept standing in
+# for the reference. Measured in-sample on both gold splits and the sanity floors
+# (docs/judges.md#natural-style-answers): dev kappa 0.837 -> 0.851, natural-dev 0.333 -> 0.347,
+# target-only PAS 66.4 -> 72.8, cover-all recall 77.0 -> 89.9.
+_DEMONSTRATIVES = {"this", "these", "that", "those", "such"}
 
 
 class _Window:
@@ -61,13 +67,19 @@ class _Window:
 
 def _windows(answer: str, width: int) -> list[_Window]:
     """Sentences (and all pairs with width 2); with width 1 also the pairs whose second
-    sentence opens with a pronoun, so "X ... Y. It is a type of Y" is one statement."""
+    sentence opens with a pronoun, so "X ... Y. It is a type of Y" is one statement, or refers
+    back with a demonstrative ("X ... . Y explains this stability")."""
     sentences = split_sentences(answer)
     out = [_Window(t) for t in windows(answer, width)]
     if width == 1:
         for prev, sent in zip(sentences, sentences[1:], strict=False):
-            head = " ".join(words(sent)[:2])
-            if head.split(" ")[0] in _ANAPHORS or head in _ANAPHORS:
+            ws = words(sent)
+            head = " ".join(ws[:2])
+            if (
+                head.split(" ")[0] in _ANAPHORS
+                or head in _ANAPHORS
+                or any(w.lower() in _DEMONSTRATIVES for w in ws)
+            ):
                 out.append(_Window(sent, previous=prev))
     return out
 

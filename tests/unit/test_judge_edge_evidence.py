@@ -229,3 +229,10 @@ def test_a_reference_by_key_names_the_concept():
     # the wrong way round, and a bare number is no reference
     assert present(q, "Topic 13 causes what Topic 3 describes.") == [False]
     assert present(q, "In 13 cases the balance causes nothing.") == [False]
+
+
+def test_a_demonstrative_joins_a_sentence_to_the_one_before():
+    q = question("rain CAUSES flood")
+    # "this overflow" points back to the rain of the sentence before
+    assert present(q, "Heavy rain fell for days. Engineers say this caused the flood.") == [True]
+    assert present(q, "Heavy rain fell for days. Later a dam failure caused a flood.") == [False]

@@ -70,6 +70,12 @@ def validate_cmd(
         help="judge at most N gold answers (round robin over the questions): bounds a slow "
         "LLM judge",
     ),
+    gold_kind: str = typer.Option(
+        None,
+        "--gold-kind",
+        help="natural (answers as models write them) or constructed (written to state chosen "
+        "paths), for lines that declare no `kind`; default: inferred from known style names",
+    ),
     fmt: str = typer.Option("table", "--format", help="table or json"),
     store_result: bool = typer.Option(
         True, "--store/--no-store", help="keep the result in the graph for reports"
@@ -83,11 +89,13 @@ def validate_cmd(
 
     if fmt not in ("table", "json"):
         fail(f"unknown format {fmt!r}: table or json")
+    if gold_kind not in (None, "natural", "constructed"):
+        fail(f"unknown --gold-kind {gold_kind!r}: natural or constructed")
     if not gold.is_file():
         fail(f"{gold}: no such gold file")
     with open_store() as store:  # a GoldFileError or bad judge setting is reported by KGGroup
         questions, _ = load_questions(store, skip_invalid=True)
-        items = first_answers(load_gold(gold, questions), limit)
+        items = first_answers(load_gold(gold, questions, gold_kind), limit)
         j = make_named_judge(
             judge,
             base_url=base_url,
@@ -109,9 +117,14 @@ def validate_cmd(
         for err in errors[:10]:
             console.print(f"  [yellow]![/] {err}", highlight=False)
         if store_result:
+            kinds = ", ".join(
+                f"kappa {g.kappa.mean:.2f} on {g.group} answers"
+                for g in result.by_kind
+                if g.kappa.mean is not None
+            )
             console.print(
-                f"stored as {result.uid}: reports of runs judged by {j.name} now "
-                f"show kappa {result.overall.kappa.mean:.2f}",
+                f"stored as {result.uid}: reports of runs judged by {j.name} now show {kinds} "
+                f"({gold.name}, sha256 {result.gold_hash[:12]})",
                 highlight=False,
             )
 

@@ -1,4 +1,5 @@
-"""`kg judge validate|list`: measure a judge against gold labels and keep the result."""
+"""`kg judge validate|list|sample|annotate|agreement`: measure a judge against gold labels,
+keep the result, and make gold labels for a run's own answers (the human labeling loop)."""
 
 from __future__ import annotations
 
@@ -149,6 +150,100 @@ def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
         console.print("no judge validated yet: `kg judge validate --gold FILE --judge NAME`")
     for r in rows:
         console.print(trust_line(r["v"]["judge"], r["v"]), highlight=False)
+
+
+@judge_app.command("sample")
+def sample_cmd(
+    run: str = typer.Argument(..., help="run id whose judged answers to sample"),
+    n: int = typer.Option(..., "--n", min=1, help="answers in the sample"),
+    seed: int = typer.Option(0, "--seed", help="random seed of the sample"),
+    out: Path = typer.Option(
+        None, "--out", help="task file to write (default: annotation-RUN.jsonl)"
+    ),
+) -> None:
+    """Sample a run's answers, stratified by hop, domain and judge verdict, into an annotation
+    task file (JSON lines; the verdicts are not written: labeling stays blind)."""
+    from evaluation.labeling.task import sample_run, write_task
+
+    with open_store() as store:
+        items = sample_run(store, run, n, seed)
+    if not items:
+        fail(f"run {run!r} has no judged answer to sample")
+    path = write_task(items, out or Path(f"annotation-{run}.jsonl"))
+    strata = len({i.stratum for i in items})
+    console.print(
+        f"{len(items)} answers from {strata} strata (hop/domain/verdict) -> {path}; label them "
+        f"with `kg judge annotate {path} --out page.html`",
+        highlight=False,
+    )
+
+
+@judge_app.command("annotate")
+def annotate_cmd(
+    task: Path = typer.Argument(..., help="annotation task file (from `kg judge sample`)"),
+    out: Path = typer.Option(..., "--out", help="the HTML page to write"),
+) -> None:
+    """Write a self-contained labeling page (no network) for a task file; it saves the labels
+    as a gold file that `kg judge validate` reads."""
+    from evaluation.labeling.annotate import write_annotation_page
+    from evaluation.labeling.task import load_task
+
+    if not task.is_file():
+        fail(f"{task}: no such task file")
+    items = load_task(task)
+    path = write_annotation_page(items, out, str(task))
+    console.print(f"{len(items)} answers to label -> {path}", highlight=False)
+
+
+@judge_app.command("agreement")
+def agreement_cmd(
+    files: list[Path] = typer.Argument(..., help="two or more label files (gold JSONL)"),
+    merge: str = typer.Option(
+        None, "--merge", help="'majority': write a merged gold file (ties need --adjudicate)"
+    ),
+    adjudicate: Path = typer.Option(
+        None, "--adjudicate", help="labels that settle ties or disputes (gold JSONL lines)"
+    ),
+    out: Path = typer.Option(None, "--out", help="the merged gold file"),
+    fmt: str = typer.Option("table", "--format", help="table or json"),
+) -> None:
+    """Annotators' agreement (Cohen's kappa per pair, Fleiss' kappa for three or more) and,
+    with --merge or --adjudicate, a merged gold file."""
+    from evaluation.labeling.agreement import (
+        agreement_table,
+        check_consistent,
+        load_labels,
+        measure,
+        write_gold,
+    )
+    from evaluation.labeling.agreement import merge as merge_labels
+    from kg.cli.eval import _print_tables
+
+    if len(files) < 2:
+        fail("give at least two label files")
+    if merge not in (None, "majority"):
+        fail(f"unknown --merge {merge!r}: majority")
+    if (merge or adjudicate) and out is None:
+        fail("--merge/--adjudicate need --out FILE for the merged gold")
+    if fmt not in ("table", "json"):
+        fail(f"unknown format {fmt!r}: table or json")
+    for f in [*files, *([adjudicate] if adjudicate else [])]:
+        if not f.is_file():
+            fail(f"{f}: no such file")
+    labels = [load_labels(f) for f in files]
+    check_consistent(files, labels)
+    result = measure(files, labels)
+    merged = None
+    if merge or adjudicate:
+        adj = load_labels(adjudicate, need_rows=False) if adjudicate else None
+        merged = merge_labels(labels, adj, adjudicate)
+    if fmt == "json":
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        _print_tables([agreement_table(result)])
+    if merged is not None and out is not None:
+        write_gold(merged, out)
+        console.print(f"merged gold ({len(merged)} answers) -> {out}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

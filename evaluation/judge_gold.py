@@ -83,7 +83,7 @@ def _kind(row: dict, style: str, default: GoldKind | None, bad: Bad) -> GoldKind
             return "unknown"
         if default is not None and declared != default:
             bad("kind", f"declared {declared}, but --gold-kind {default} was given")
-        return declared  # type: ignore[no-any-return]
+        return declared
     return default or kind_of_style(style)
 
 

@@ -48,7 +48,7 @@ class TaskItem(BaseModel):
     domain: str
     hop: int
     style: str  # what produced the answer (the run's responder)
-    kind: str = "natural"  # a model's answers are natural answers
+    kind: str = "natural"  # a model's answers are natural; an offline baseline's constructed
     setting: str | None = None
     stratum: str  # hop/domain/judge outcome the answer was drawn from (not the verdicts)
     question: str
@@ -57,16 +57,20 @@ class TaskItem(BaseModel):
     paths: list[TaskPath]
 
 
-def _task_item(run: dict[str, Any], q: EvalQuestion, answer_uid: str, text: str, stratum: str):
+def _task_item(
+    run: dict[str, Any], q: EvalQuestion, answer_uid: str, text: str, stratum: str
+) -> TaskItem:
     roles = run.get("roles") or {}
     keys = {k for p in q.paths for k in p.keys}
+    style = str(roles.get("responder") or run.get("source_run") or run["uid"])
     return TaskItem(
         task=str(run["uid"]),
         answer_id=answer_uid,
         question_id=q.id,
         domain=q.domain,
         hop=q.hop,
-        style=str(roles.get("responder") or run.get("source_run") or run["uid"]),
+        style=style,
+        kind="constructed" if style.startswith("baseline:") else "natural",
         setting=run.get("setting") if run.get("setting") in SETTINGS else None,
         stratum=stratum,
         question=q.text,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import typer
 
@@ -83,6 +84,7 @@ def validate_cmd(
     ),
 ) -> None:
     """Run a judge on the gold answers of questions in the graph and report its agreement."""
+    from evaluation.gold_kinds import GoldKind
     from evaluation.judge_gold import file_hash, first_answers, load_gold
     from evaluation.judge_validation import decide, store_validation, summarize, validation_table
     from evaluation.questions import load_questions
@@ -96,7 +98,8 @@ def validate_cmd(
         fail(f"{gold}: no such gold file")
     with open_store() as store:  # a GoldFileError or bad judge setting is reported by KGGroup
         questions, _ = load_questions(store, skip_invalid=True)
-        items = first_answers(load_gold(gold, questions, gold_kind), limit)
+        kind = cast("GoldKind | None", gold_kind)  # checked above
+        items = first_answers(load_gold(gold, questions, kind), limit)
         j = make_named_judge(
             judge,
             base_url=base_url,
@@ -161,8 +164,10 @@ def sample_cmd(
         None, "--out", help="task file to write (default: annotation-RUN.jsonl)"
     ),
 ) -> None:
-    """Sample a run's answers, stratified by hop, domain and judge verdict, into an annotation
-    task file (JSON lines; the verdicts are not written: labeling stays blind)."""
+    """Sample a run's answers into an annotation task file (blind).
+
+    Stratified by hop, domain and judge verdict; JSON lines; the verdicts are not written.
+    """
     from evaluation.labeling.task import sample_run, write_task
 
     with open_store() as store:
@@ -183,8 +188,10 @@ def annotate_cmd(
     task: Path = typer.Argument(..., help="annotation task file (from `kg judge sample`)"),
     out: Path = typer.Option(..., "--out", help="the HTML page to write"),
 ) -> None:
-    """Write a self-contained labeling page (no network) for a task file; it saves the labels
-    as a gold file that `kg judge validate` reads."""
+    """Write a self-contained labeling page (no network) for a task file.
+
+    The page saves the labels as a gold file that `kg judge validate` reads.
+    """
     from evaluation.labeling.annotate import write_annotation_page
     from evaluation.labeling.task import load_task
 
@@ -207,8 +214,11 @@ def agreement_cmd(
     out: Path = typer.Option(None, "--out", help="the merged gold file"),
     fmt: str = typer.Option("table", "--format", help="table or json"),
 ) -> None:
-    """Annotators' agreement (Cohen's kappa per pair, Fleiss' kappa for three or more) and,
-    with --merge or --adjudicate, a merged gold file."""
+    """Annotators' agreement on path labels, and a merged gold file.
+
+    Cohen's kappa per pair, Fleiss' kappa for three or more; with --merge or --adjudicate, a
+    merged gold file.
+    """
     from evaluation.labeling.agreement import (
         agreement_table,
         check_consistent,

@@ -17,14 +17,13 @@
       else if (k.slice(0, 2) === "on") e.addEventListener(k.slice(2), v);
       else e.setAttribute(k, String(v));
     });
-    for (var i = 2; i < arguments.length; i++) {
-      var c = arguments[i];
-      if (c === null || c === undefined) continue;
-      (Array.isArray(c) ? c : [c]).forEach(function (x) {
-        e.appendChild(typeof x === "object" ? x : document.createTextNode(String(x)));
-      });
-    }
+    for (var i = 2; i < arguments.length; i++) add(e, arguments[i]);
     return e;
+  }
+  function add(parent, c) {  // nodes, text and (nested) arrays; null skipped
+    if (c === null || c === undefined) return;
+    if (Array.isArray(c)) { c.forEach(function (x) { add(parent, x); }); return; }
+    parent.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
   }
   function lab(item) {
     var l = state.labels[item.answer_id];
@@ -164,4 +163,5 @@
     e.preventDefault();
   });
   render();
+  document.body.setAttribute("data-ready", "1");
 })();

@@ -100,7 +100,11 @@ class JudgeTrust(BaseModel):
         if self.headline is None:
             return f"judge {self.judge}: unvalidated (no `kg judge validate` result in the graph)"
         figures = [f.text() for f in (self.natural, self.constructed, self.other) if f]
-        head = self.summary().split(";")[0]
+        head = {
+            "validated": "validated",
+            "weak": f"weak (kappa below {TRUSTED_KAPPA} on natural answers)",
+            "constructed-only": "unvalidated on natural answers",
+        }[self.level]
         return f"judge {self.judge}: {head}. " + "; ".join(figures)
 
     def warnings(self, answer_words: Sequence[int], setting: str | None) -> list[str]:

@@ -342,7 +342,7 @@ def validation_table(v: Validation) -> Table:
         )
     notes = [
         f"gold file {Path(v.gold_file).name} (sha256 {v.gold_hash[:12]}), {v.gold_kind} "
-        f"answers, {v.at}",
+        f"answers, {v.at[:19]}",
         *(
             f"{p.kind} gold answers: {p.answers}, {p.words_min}-{p.words_max} words "
             f"(median {p.words_median:.0f}), settings covered: {', '.join(p.settings) or 'none'}"

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluation.aggregate import METRICS, by_field, by_hop
+from evaluation.aggregate import DIGITS, METRICS, by_field, by_hop
 from evaluation.consistency import consistency_tables
 from evaluation.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
 from evaluation.judge_trust import JudgeTrust, judge_trusts, run_answer_words
@@ -188,6 +188,7 @@ def build_report(
                 "never measured; judge trust: validated (kappa >= 0.6 on natural answers), weak "
                 "(below), constructed-only, unvalidated. Each run's notes name the gold files."
             ],
+            digits=DIGITS,
         ),
         out_dir,
         formats,

@@ -11,9 +11,35 @@ from evaluation.gold_kinds import kind_of_style, setting_of_style
 from evaluation.judge_gold import GoldFileError, load_gold
 from evaluation.judge_trust import judge_trust
 from evaluation.judge_validation import AnswerDecisions, _kind_props, summarize, validation_table
-from tests.unit.test_judge_validation import _gold, _question, _write
+from evaluation.models import EvalPath, EvalQuestion
 
 P = {"path_0": True, "path_1": False}
+
+
+def _question(qid: int) -> EvalQuestion:
+    paths = [
+        EvalPath(
+            uid=f"q{qid}p{i}",
+            signature=f"a -- R{i} --> b",
+            hops=1,
+            labels=[f"R{i}"],
+            concept_keys=["a", "b"],
+            target=i == 0,
+            name=f"path_{i}",
+        )
+        for i in range(2)
+    ]
+    return EvalQuestion(uid=f"q{qid}", id=qid, domain="d", text="?", hop=1, paths=paths)
+
+
+def _write(tmp_path, rows: list[dict]):
+    f = tmp_path / "gold.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return f
+
+
+def _gold(answer_id: str, qid: int, present: dict, **kw) -> dict:
+    return {"answer_id": answer_id, "question_id": qid, "answer": "text", "present": present, **kw}
 
 
 def _d(aid: str, style: str, kind: str, words: int, judge: list[bool], gold: list[bool]):

@@ -8,7 +8,6 @@ written, so the labeling is blind. Format: docs/judge-gold-format.md ("Annotatio
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -177,20 +176,3 @@ def load_task(path: Path) -> list[TaskItem]:
     if rows.problems:
         raise TaskFileError(rows.problems)
     return out
-
-
-def gold_line(item: TaskItem, present: dict[str, bool], annotator: str | None = None) -> str:
-    """One gold line (the format `kg judge validate` reads) for a labeled task item."""
-    row: dict[str, Any] = {
-        "answer_id": item.answer_id,
-        "question_id": item.question_id,
-        "domain": item.domain,
-        "style": item.style,
-        "kind": item.kind,
-        "setting": item.setting,
-        "answer": item.answer,
-        "present": present,
-    }
-    if annotator:
-        row["annotator"] = annotator
-    return json.dumps({k: v for k, v in row.items() if v is not None}, ensure_ascii=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import re
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 from evaluation.labeling.task import TaskItem
 from evaluation.reporting.html_report import _sha256, embed_json
 
-_PLACEHOLDERS = ("TITLE", "CSS", "JS", "DATA", "CSP")
+_PLACEHOLDER = re.compile(r"\{\{(TITLE|CSS|JS|DATA|CSP)\}\}")
 
 
 def _template(name: str) -> str:
@@ -29,8 +30,6 @@ def _template(name: str) -> str:
 
 
 def render_annotation_page(items: Sequence[TaskItem], title: str, source: str) -> str:
-    import re
-
     css, js = _template("annotate.css"), _template("annotate.js")
     csp = (
         f"default-src 'none'; script-src 'sha256-{_sha256(js)}'; "
@@ -51,8 +50,7 @@ def render_annotation_page(items: Sequence[TaskItem], title: str, source: str) -
         "DATA": embed_json(data),
         "CSP": html.escape(csp, quote=False),
     }
-    pattern = re.compile(r"\{\{(" + "|".join(_PLACEHOLDERS) + r")\}\}")
-    return pattern.sub(lambda m: values[m.group(1)], _template("annotate.html"))
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _template("annotate.html"))
 
 
 def write_annotation_page(items: Sequence[TaskItem], out: Path, source: str) -> Path:

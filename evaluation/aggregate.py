@@ -20,6 +20,10 @@ METRICS: dict[str, tuple[Callable[[QuestionScore], float | None], float]] = {
     "#Tok": (lambda s: None if s.tokens is None else float(s.tokens), 1.0),
     "Relevancy": (lambda s: s.relevancy, 1.0),
 }
+# decimals a figure carries: percentages and token counts to 1, cosines to 2
+DIGITS = {
+    name: 1 if scale == 100.0 or name == "#Tok" else 2 for name, (_, scale) in METRICS.items()
+}
 NOTES = [
     "PPrec/PRec/PAS: all-or-nothing path verdicts, in %; PPrec~/PRec~/PAS~: partial variant "
     "(edge-level credit within a path).",
@@ -62,10 +66,10 @@ def by_hop(scores: list[QuestionScore], title: str) -> Table:
         for h in sorted({s.hop for s in scores})
     ]
     rows.append(_row("Overall", "hop", scores, stratify_by_hop=True))
-    return Table(title=title, columns=_columns("hop"), rows=rows, notes=NOTES)
+    return Table(title=title, columns=_columns("hop"), rows=rows, notes=NOTES, digits=DIGITS)
 
 
 def by_field(scores: list[QuestionScore], field: str, title: str) -> Table:
     groups = sorted({str(getattr(s, field)) for s in scores})
     rows = [_row(g, field, [s for s in scores if str(getattr(s, field)) == g]) for g in groups]
-    return Table(title=title, columns=_columns(field), rows=rows, notes=NOTES[1:2])
+    return Table(title=title, columns=_columns(field), rows=rows, notes=NOTES[1:2], digits=DIGITS)

@@ -141,6 +141,7 @@ def frs_table(title: str, scores: list[QuestionScore], k: float, seed: int = 0) 
         columns=["aggregation", "n", *FRS_METRICS, "flag"],
         rows=rows,
         notes=notes,
+        digits=dict.fromkeys(FRS_METRICS, 1),  # percentages
     )
 
 

@@ -2,8 +2,9 @@
 
 Format (JSON lines, documented in docs/judge-gold-format.md): `answer_id`, `question_id` (the
 question's `id` in the graph), optional `domain` (needed only when two domains share an id),
-optional `style`, `answer`, `present` ({path name: true/false} for every valid path), optional
-`confidence`. A bad file is refused whole with `file:line:field: problem`; nothing is judged.
+optional `style`, `kind` (natural/constructed), `setting`, `answer`, `present` ({path name:
+true/false} for every valid path), optional `confidence` and `annotators` (each annotator's
+labels). A bad file is refused whole with `file:line:field: problem`; nothing is judged.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from evaluation.jsonl_rows import JsonlRows, question_of, questions_by_id
-from evaluation.models import EvalQuestion
+from evaluation.gold_kinds import KINDS, GoldKind, kind_of_style, setting_of_style
+from evaluation.jsonl_rows import Bad, JsonlRows, question_of, questions_by_id
+from evaluation.models import EvalQuestion, Setting
 from evaluation.questions import EvalInputError
+
+SETTINGS = [s.value for s in Setting]
 
 
 class GoldFileError(EvalInputError):
@@ -31,9 +35,12 @@ class GoldAnswer(BaseModel):
     answer_id: str
     question: EvalQuestion
     style: str
+    kind: GoldKind = "unknown"
+    setting: str | None = None  # the run setting the answer stands for (None: none)
     answer: str
     present: dict[str, bool]  # path name -> gold label
     confidence: str | None = None
+    annotators: list[dict[str, bool]] = []
     line: int
 
     @property
@@ -45,8 +52,46 @@ def file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
-    """Parse and check a gold file against the questions in the graph (all problems at once)."""
+def _labels(value: object, names: list[str], ref: str, field: str, bad: Bad) -> bool:
+    """`value` is {path name: bool} with exactly the question's path names; problems to `bad`."""
+    if not isinstance(value, dict) or not value:
+        bad(field, "missing (an object {path name: true/false})")
+        return False
+    ok = True
+    for key, label in value.items():
+        if key not in names:
+            ok = False
+            bad(
+                f"{field}.{key}",
+                f"unknown path name for {ref} (its paths: {', '.join(names) or 'none named'})",
+            )
+        elif not isinstance(label, bool):
+            ok = False
+            bad(f"{field}.{key}", f"label must be true or false, got {label!r}")
+    missing = [m for m in names if m not in value]
+    if missing:
+        ok = False
+        bad(field, f"missing labels for path(s) {', '.join(missing)} of {ref}")
+    return ok
+
+
+def _kind(row: dict, style: str, default: GoldKind | None, bad: Bad) -> GoldKind:
+    declared = row.get("kind")
+    if declared is not None:
+        if declared not in KINDS[:2]:
+            bad("kind", f"must be natural or constructed, got {declared!r}")
+            return "unknown"
+        if default is not None and declared != default:
+            bad("kind", f"declared {declared}, but --gold-kind {default} was given")
+        return declared
+    return default or kind_of_style(style)
+
+
+def load_gold(
+    path: Path, questions: list[EvalQuestion], kind: GoldKind | None = None
+) -> list[GoldAnswer]:
+    """Parse and check a gold file against the questions in the graph (all problems at once).
+    `kind`: the kind of answers of lines that declare none (else inferred from the style)."""
     rows = JsonlRows(path, GoldFileError)
     by_id = questions_by_id(questions)
     problems = rows.problems
@@ -72,31 +117,36 @@ def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
             bad("confidence", "must be a string when given")
         q = question_of(row, by_id, bad)
         present = row.get("present")
-        if not isinstance(present, dict) or not present:
-            bad("present", "missing (an object {path name: true/false})")
+        names = [p.name for p in q.paths if p.name] if q is not None else []
+        if q is None:
+            if not isinstance(present, dict) or not present:
+                bad("present", "missing (an object {path name: true/false})")
+        else:
+            _labels(present, names, q.ref, "present", bad)
+        annotators = row.get("annotators", [])
+        if not isinstance(annotators, list):
+            bad("annotators", "must be a list of {path name: true/false} objects when given")
+            annotators = []
         elif q is not None:
-            names = [p.name for p in q.paths if p.name]
-            for key, value in present.items():
-                if key not in names:
-                    bad(
-                        f"present.{key}",
-                        f"unknown path name for {q.ref} "
-                        f"(its paths: {', '.join(names) or 'none named'})",
-                    )
-                elif not isinstance(value, bool):
-                    bad(f"present.{key}", f"label must be true or false, got {value!r}")
-            missing = [m for m in names if m not in present]
-            if missing:
-                bad("present", f"missing labels for path(s) {', '.join(missing)} of {q.ref}")
+            for i, labels in enumerate(annotators):
+                _labels(labels, names, q.ref, f"annotators[{i}]", bad)
+        setting = row.get("setting")
+        if setting is not None and setting not in SETTINGS:
+            bad("setting", f"must be one of {', '.join(SETTINGS)} when given, got {setting!r}")
+        style_name = style.strip() if isinstance(style, str) else ""
+        gold_kind = _kind(row, style_name, kind, bad)
         if len(problems) == before and q is not None:
             out.append(
                 GoldAnswer(
                     answer_id=aid,
                     question=q,
-                    style=style.strip(),
+                    style=style_name,
+                    kind=gold_kind,
+                    setting=setting or setting_of_style(style_name),
                     answer=answer,
                     present=present,
                     confidence=conf,
+                    annotators=annotators,
                     line=n,
                 )
             )

@@ -1,7 +1,8 @@
 """How far a judge can be trusted: its path decisions against gold labels.
 
 For every gold answer the judge decides every valid path of the question; we report, overall,
-per answer style and per hop: path-level agreement, Cohen's kappa, precision and recall of
+per kind of answers (natural / constructed, see evaluation/gold_kinds.py), per answer style and
+per hop: path-level agreement, Cohen's kappa, precision and recall of
 "present" (the gold's present paths as the truth), and the mean absolute error (points) of the
 per-answer PAS, PPrec and PRec computed from the judge's decisions against those computed from
 the gold's. CIs: a bootstrap over answers (paths of one answer are not independent), seeded.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -21,12 +23,12 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from evaluation.gold_kinds import KINDS, file_kind
 from evaluation.judge_gold import GoldAnswer
 from evaluation.judges.base import Judge
 from evaluation.metrics import path_scores
 from evaluation.models import JudgeResult
 from evaluation.reporting import CI, Table, bootstrap_cis
-from evaluation.runs import now
 from kg.store import Store
 
 RESAMPLES = 1000
@@ -35,6 +37,9 @@ RESAMPLES = 1000
 class AnswerDecisions(BaseModel):
     answer_id: str
     style: str
+    kind: str = "unknown"
+    setting: str | None = None
+    words: int = 0  # length of the answer in words
     hop: int
     judge: dict[str, bool]  # path name -> judged present
     gold: dict[str, bool]
@@ -56,14 +61,30 @@ class GroupStats(BaseModel):
     gold_present: int
 
 
+class GoldProfile(BaseModel):
+    """What the gold answers of one kind look like: a run whose answers differ was not
+    validated by them."""
+
+    kind: str
+    answers: int
+    words_min: int
+    words_median: float
+    words_max: int
+    settings: list[str]  # the run settings its styles stand for
+
+
 class Validation(BaseModel):
     judge: str
     gold_file: str
     gold_hash: str
     at: str
     version: str
+    gold_kind: str = "unknown"  # natural, constructed, mixed or unknown
     overall: GroupStats
+    by_kind: list[GroupStats] = Field(default_factory=list)
+    profiles: list[GoldProfile] = Field(default_factory=list)
     by_style: list[GroupStats] = Field(default_factory=list)
+    style_kinds: dict[str, str] = Field(default_factory=dict)
     by_hop: list[GroupStats] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
 
@@ -74,6 +95,10 @@ class Validation(BaseModel):
 
 def validation_uid(judge: str, gold_hash: str) -> str:
     return "jv-" + hashlib.sha256(f"{judge}\x00{gold_hash}".encode()).hexdigest()[:16]
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
 
 
 def _package_version() -> str:
@@ -113,6 +138,9 @@ async def _decide(
         return AnswerDecisions(
             answer_id=g.answer_id,
             style=g.style,
+            kind=g.kind,
+            setting=g.setting,
+            words=word_count(g.answer),
             hop=g.hop,
             judge={k: decided.get(k, False) for k in g.present},
             gold=dict(g.present),
@@ -235,6 +263,18 @@ def group_stats(name: str, ds: Sequence[AnswerDecisions], seed: int = 0) -> Grou
     )
 
 
+def gold_profile(kind: str, ds: Sequence[AnswerDecisions]) -> GoldProfile:
+    words = [d.words for d in ds]
+    return GoldProfile(
+        kind=kind,
+        answers=len(ds),
+        words_min=min(words),
+        words_median=float(np.median(words)),
+        words_max=max(words),
+        settings=sorted({d.setting for d in ds if d.setting}),
+    )
+
+
 def summarize(
     judge_name: str,
     ds: Sequence[AnswerDecisions],
@@ -245,14 +285,20 @@ def summarize(
 ) -> Validation:
     styles = sorted({d.style for d in ds})
     hops = sorted({d.hop for d in ds})
+    kinds = [k for k in KINDS if any(d.kind == k for d in ds)]
     return Validation(
         judge=judge_name,
         gold_file=str(gold_file),
         gold_hash=gold_hash,
-        at=now(),
+        # to the microsecond: the newest of two validations in one second is still known
+        at=datetime.now(UTC).isoformat(timespec="microseconds"),
         version=_package_version(),
+        gold_kind=file_kind(set(kinds)),
         overall=group_stats("all", ds, seed),
+        by_kind=[group_stats(k, [d for d in ds if d.kind == k], seed) for k in kinds],
+        profiles=[gold_profile(k, [d for d in ds if d.kind == k]) for k in kinds],
         by_style=[group_stats(s, [d for d in ds if d.style == s], seed) for s in styles],
+        style_kinds={d.style: d.kind for d in ds},
         by_hop=[group_stats(f"{h}-hop", [d for d in ds if d.hop == h], seed) for h in hops],
         errors=list(errors or []),
     )
@@ -274,10 +320,13 @@ def validation_table(v: Validation) -> Table:
         "gold present",
     ]
     rows = []
-    for g in [v.overall, *v.by_style, *v.by_hop]:
+    groups = [(g.group, g) for g in [v.overall, *v.by_kind]]
+    groups += [(f"{g.group} ({v.style_kinds.get(g.group, '?')})", g) for g in v.by_style]
+    groups += [(g.group, g) for g in v.by_hop]
+    for label, g in groups:
         rows.append(
             {
-                "group": g.group,
+                "group": label,
                 "answers": g.answers,
                 "paths": g.paths,
                 "agreement %": g.agreement,
@@ -292,13 +341,25 @@ def validation_table(v: Validation) -> Table:
             }
         )
     notes = [
-        f"gold file {v.gold_file} (sha256 {v.gold_hash[:12]}), {v.at}",
+        f"gold file {Path(v.gold_file).name} (sha256 {v.gold_hash[:12]}), {v.gold_kind} "
+        f"answers, {v.at[:19]}",
+        *(
+            f"{p.kind} gold answers: {p.answers}, {p.words_min}-{p.words_max} words "
+            f"(median {p.words_median:.0f}), settings covered: {', '.join(p.settings) or 'none'}"
+            for p in v.profiles
+        ),
         "MAE in points (0-100) of per-answer scores from the judge's decisions vs the "
         "gold's; CIs: 95% bootstrap over answers",
     ]
     if v.errors:
         notes.append(f"{len(v.errors)} answer(s) the judge failed on are left out")
-    return Table(title=f"judge validation: {v.judge}", columns=cols, rows=rows, notes=notes)
+    return Table(
+        title=f"judge validation: {v.judge}",
+        columns=cols,
+        rows=rows,
+        notes=notes,
+        digits={"agreement %": 1, "PAS MAE": 1, "PPrec MAE": 1, "PRec MAE": 1},
+    )
 
 
 # -- storage -----------------------------------------------------------------------------------
@@ -325,9 +386,31 @@ def store_validation(store: Store, v: Validation) -> None:
             "precision": o.precision.mean,
             "recall": o.recall.mean,
             "failed": len(v.errors),
+            "gold_kind": v.gold_kind,
+            **_kind_props(v),
             "summary": v.model_dump_json(),
         },
     )
+
+
+def _kind_props(v: Validation) -> dict[str, Any]:
+    """Per kind of answers: `<kind>_kappa` (+ CI, paths, answers), `<kind>_words` [min,
+    median, max] and `<kind>_settings`, so reports read them without the summary."""
+    out: dict[str, Any] = {}
+    profiles = {p.kind: p for p in v.profiles}
+    for g in v.by_kind:
+        p = profiles[g.group]
+        out |= {
+            f"{g.group}_kappa": g.kappa.mean,
+            f"{g.group}_kappa_low": g.kappa.low,
+            f"{g.group}_kappa_high": g.kappa.high,
+            f"{g.group}_agreement": g.agreement.mean,
+            f"{g.group}_paths": g.paths,
+            f"{g.group}_answers": g.answers,
+            f"{g.group}_words": [p.words_min, p.words_median, p.words_max],
+            f"{g.group}_settings": p.settings,
+        }
+    return out
 
 
 def latest_validations(store: Store, judges: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -340,18 +423,7 @@ def latest_validations(store: Store, judges: Sequence[str]) -> dict[str, dict[st
 
 
 def trust_line(judge: str | None, validation: dict[str, Any] | None) -> str:
-    """How far a judge can be trusted, in one line for reports."""
-    if not judge:
-        return "judge: unknown"
-    if validation is None:
-        return f"judge {judge}: unvalidated (no `kg judge validate` result in the graph)"
-    k = validation.get("kappa")
-    lo, hi = validation.get("kappa_low"), validation.get("kappa_high")
-    ci = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
-    kap = f"{k:.2f}{ci}" if k is not None else "undefined"
-    gold = Path(str(validation.get("gold_file") or "?")).name
-    return (
-        f"judge {judge}: Cohen's kappa {kap} vs gold labels on {validation.get('paths')} "
-        f"path decisions ({validation.get('answers')} answers, {gold}, sha256 "
-        f"{str(validation.get('gold_hash') or '')[:12]}, {str(validation.get('at'))[:10]})"
-    )
+    """How far a judge can be trusted, in one line, from one stored validation."""
+    from evaluation.judge_trust import judge_trust
+
+    return judge_trust(judge, [validation] if validation else []).line()

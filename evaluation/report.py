@@ -7,10 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluation.aggregate import METRICS, by_field, by_hop
+from evaluation.aggregate import DIGITS, METRICS, by_field, by_hop
 from evaluation.consistency import consistency_tables
 from evaluation.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
-from evaluation.judge_validation import latest_validations, trust_line
+from evaluation.judge_trust import JudgeTrust, judge_trusts, run_answer_words
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
 from evaluation.scoring import QuestionScore, run_scores
@@ -25,6 +25,9 @@ class Report(BaseModel):
     # what the tables were computed from (the HTML report shows the same numbers per question)
     runs: dict[str, dict[str, Any]] = Field(default_factory=dict)
     scores: dict[str, list[QuestionScore]] = Field(default_factory=dict)
+    trusts: dict[str, JudgeTrust] = Field(default_factory=dict)  # run uid -> its judge's trust
+    # run uid -> where its answers differ from the gold answers that validated its judge
+    warnings: dict[str, list[str]] = Field(default_factory=dict)
 
     def markdown(self) -> str:
         return "\n".join(t.to_markdown() for t in self.tables.values())
@@ -46,10 +49,18 @@ def _baseline_note(run: dict[str, Any]) -> list[str]:
     return [f"Offline baseline(s), not a model under test: {', '.join(base)}."] if base else []
 
 
-def _kappa_cell(validation: dict[str, Any] | None) -> str | float:
-    if validation is None or validation.get("kappa") is None:
-        return "unvalidated"
-    return round(float(validation["kappa"]), 3)
+def _kappa_cells(trust: JudgeTrust) -> dict[str, str | float]:
+    """The judge's kappa on natural answers (the headline) and on constructed ones, rounded
+    to the 2 decimals a kappa carries, and the word for its trust."""
+
+    def cell(f: Any) -> str | float:
+        return "unvalidated" if f is None or f.kappa is None else round(float(f.kappa), 2)
+
+    return {
+        "judge kappa": cell(trust.natural),
+        "judge kappa (constructed)": cell(trust.constructed or trust.other),
+        "judge trust": trust.level,
+    }
 
 
 def write(
@@ -91,12 +102,15 @@ def build_report(
             perturbed[run["uid"]] = variants
     summary_rows, hop_tables = [], {}
     # how far each judge can be trusted: its stored validation against gold labels, if any
-    validations = latest_validations(store, [str(r["judge"]) for r, _ in loaded if r.get("judge")])
+    trusts = judge_trusts(store, [str(r["judge"]) for r, _ in loaded if r.get("judge")])
     for run, scores in loaded:
         rid, label = run["uid"], run_label(run)
-        validation = validations.get(str(run.get("judge") or ""))
+        trust = trusts.get(str(run.get("judge") or "")) or JudgeTrust(judge=run.get("judge"))
+        report.trusts[rid] = trust
+        report.warnings[rid] = trust.warnings(run_answer_words(store, rid), run.get("setting"))
         extra = (
-            [trust_line(run.get("judge"), validation)]
+            [trust.line()]
+            + report.warnings[rid]
             + _baseline_note(run)
             + [
                 f"Tokens counted by: {', '.join(sorted({s.tokens_source or '?' for s in scores}))};"
@@ -144,7 +158,7 @@ def build_report(
                 "setting": run.get("setting"),
                 "strategy": run.get("strategy"),
                 "judge": run.get("judge"),
-                "judge kappa": _kappa_cell(validation),
+                **_kappa_cells(trust),
                 "n": len(scores),
                 **{k: overall[k] for k in METRICS},
             }
@@ -161,15 +175,20 @@ def build_report(
                 "strategy",
                 "judge",
                 "judge kappa",
+                "judge kappa (constructed)",
+                "judge trust",
                 "n",
                 *METRICS,
             ],
             rows=summary_rows,
             notes=[
-                "judge kappa: Cohen's kappa of the run's judge against gold labels "
-                "(`kg judge validate`); 'unvalidated' = never measured, so its scores are of "
-                "unknown trust."
+                "judge kappa: Cohen's kappa of the run's judge against gold labels on natural "
+                "answers (written as models write), the headline; judge kappa (constructed): on "
+                "answers written to state chosen paths (`kg judge validate`); 'unvalidated' = "
+                "never measured; judge trust: validated (kappa >= 0.6 on natural answers), weak "
+                "(below), constructed-only, unvalidated. Each run's notes name the gold files."
             ],
+            digits=DIGITS,
         ),
         out_dir,
         formats,

@@ -50,36 +50,58 @@ def outcome(targets: Iterable[str], present: Mapping[str, bool]) -> str:
 
 
 def judge_validity(
-    run: Mapping[str, Any], stored: Mapping[str, Any] | None = None
+    run: Mapping[str, Any], stored: Any = None, warnings: list[str] | None = None
 ) -> dict[str, Any]:
-    """The judge's validation: the newest `kg judge validate` result stored for the run's judge
-    (`stored`), else what the run record carries (read defensively: a `judge_validity`
-    mapping, JSON text or bare kappa); `validated` False when there is none."""
-    raw: Any = stored if stored is not None else run.get("judge_validity")
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError:
-            raw = {"detail": raw}
-    if isinstance(raw, int | float) and not isinstance(raw, bool):
-        raw = {"kappa": raw}
-    info = dict(raw) if isinstance(raw, Mapping) else {}
-    kappa = next((info[k] for k in ("kappa", "cohen_kappa", "cohens_kappa") if k in info), None)
-    kappa = float(kappa) if isinstance(kappa, int | float) and not isinstance(kappa, bool) else None
+    """The judge's validity as the page shows it. `stored`: the judge's `JudgeTrust` (from its
+    `kg judge validate` results), or one stored validation node; else what the run record
+    carries (read defensively: a `judge_validity` mapping, JSON text or bare kappa, of unknown
+    answer kind). Figures are rounded here to the precision they carry."""
+    from evaluation.judge_trust import JudgeTrust, KindFigure, judge_trust
+
     roles_raw = run.get("roles")
     roles: Mapping[str, Any] = roles_raw if isinstance(roles_raw, Mapping) else {}
-    extra = {
-        k: v
-        for k, v in info.items()
-        if k not in ("kappa", "cohen_kappa", "cohens_kappa", "summary")
-        and isinstance(v, str | int | float | bool)
-    }
+    name = roles.get("judge") or run.get("judge")
+    trust = stored if isinstance(stored, JudgeTrust) else None
+    if trust is None and isinstance(stored, Mapping):
+        trust = judge_trust(name, [stored])
+    if trust is None or trust.headline is None:
+        raw: Any = run.get("judge_validity")
+        if isinstance(raw, str):
+            try:
+                raw = json.loads(raw)
+            except json.JSONDecodeError:
+                raw = {}
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            raw = {"kappa": raw}
+        info = dict(raw) if isinstance(raw, Mapping) else {}
+        k = next((info[k] for k in ("kappa", "cohen_kappa", "cohens_kappa") if k in info), None)
+        k = float(k) if isinstance(k, int | float) and not isinstance(k, bool) else None
+        trust = JudgeTrust(judge=name)
+        if k is not None:
+            trust.other = KindFigure(kind="unknown", kappa=k, gold=str(info.get("gold", "?")))
+    head = trust.headline
     return {
-        "judge": roles.get("judge") or run.get("judge"),
-        "kappa": kappa,
-        "validated": kappa is not None,
-        "details": extra,
+        "judge": name,
+        "kappa": _round(head.kappa if head else None, 2),
+        "validated": trust.level == "validated",
+        "level": trust.level,
+        "badge": trust.badge(),
+        "summary": trust.summary(),
+        "figures": [
+            {
+                "kind": f.kind,
+                "text": f.text(),
+                "kappa": None if f.kappa is None else round(f.kappa, 2),
+            }
+            for f in (trust.natural, trust.constructed, trust.other)
+            if f is not None
+        ],
+        "warnings": list(warnings or []),
     }
+
+
+def _round(v: float | None, digits: int) -> float | None:
+    return None if v is None else round(v, digits)
 
 
 def table_payload(name: str, table: Table, group: str, kind: str) -> dict[str, Any]:
@@ -295,10 +317,6 @@ def eval_payload(
             tables.append(table_payload(f"compare_{a}_{b}", cmp, "compare", "compare"))
 
     runs, results, wanted = [], {}, set()
-    from evaluation.judge_validation import latest_validations
-
-    judges = [str(r["judge"]) for r in report.runs.values() if r.get("judge")]
-    validations = latest_validations(store, judges) if judges else {}
     for rid, run in report.runs.items():
         answers = {r["question"]: r for r in _read_plain(store, "eval/report_answers", uid=rid)}
         judged = {s.question for s in report.scores[rid]}
@@ -336,7 +354,11 @@ def eval_payload(
                 "strategy": run.get("strategy"),
                 "source_run": run.get("source_run"),
                 "responder": roles.get("responder"),
-                "validity": judge_validity(run, validations.get(str(run.get("judge") or ""))),
+                "validity": judge_validity(
+                    run,
+                    report.trusts.get(rid),
+                    report.warnings.get(rid),
+                ),
                 "n": len(report.scores[rid]),
                 "failed": len(failed),
                 # whether this run's judge reported the sentence it matched per edge

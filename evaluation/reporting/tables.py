@@ -21,9 +21,10 @@ class Table(BaseModel):
     columns: list[str]
     rows: list[dict[str, Any]] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    digits: dict[str, int] = Field(default_factory=dict)  # decimals of a column (default 2)
 
     def cell(self, row: dict[str, Any], col: str) -> str:
-        return _fmt(row.get(col))
+        return _fmt(row.get(col), self.digits.get(col, 2))
 
     def to_markdown(self) -> str:
         head = "| " + " | ".join(self.columns) + " |"
@@ -83,13 +84,13 @@ def fmt_ci(ci: CI, scale: float = 1.0, digits: int = 2) -> str:
     )
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: Any, digits: int = 2) -> str:
     if v is None:
         return "–"
     if isinstance(v, CI):
-        return fmt_ci(v)
+        return fmt_ci(v, digits=digits)
     if isinstance(v, float):
-        return "–" if math.isnan(v) else f"{v:.2f}"
+        return "–" if math.isnan(v) else f"{v:.{digits}f}"
     return str(v)
 
 

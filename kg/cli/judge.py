@@ -1,9 +1,11 @@
-"""`kg judge validate|list`: measure a judge against gold labels and keep the result."""
+"""`kg judge validate|list|sample|annotate|agreement`: measure a judge against gold labels,
+keep the result, and make gold labels for a run's own answers (the human labeling loop)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import typer
 
@@ -70,12 +72,19 @@ def validate_cmd(
         help="judge at most N gold answers (round robin over the questions): bounds a slow "
         "LLM judge",
     ),
+    gold_kind: str = typer.Option(
+        None,
+        "--gold-kind",
+        help="natural (answers as models write them) or constructed (written to state chosen "
+        "paths), for lines that declare no `kind`; default: inferred from known style names",
+    ),
     fmt: str = typer.Option("table", "--format", help="table or json"),
     store_result: bool = typer.Option(
         True, "--store/--no-store", help="keep the result in the graph for reports"
     ),
 ) -> None:
     """Run a judge on the gold answers of questions in the graph and report its agreement."""
+    from evaluation.gold_kinds import GoldKind
     from evaluation.judge_gold import file_hash, first_answers, load_gold
     from evaluation.judge_validation import decide, store_validation, summarize, validation_table
     from evaluation.questions import load_questions
@@ -83,11 +92,14 @@ def validate_cmd(
 
     if fmt not in ("table", "json"):
         fail(f"unknown format {fmt!r}: table or json")
+    if gold_kind not in (None, "natural", "constructed"):
+        fail(f"unknown --gold-kind {gold_kind!r}: natural or constructed")
     if not gold.is_file():
         fail(f"{gold}: no such gold file")
     with open_store() as store:  # a GoldFileError or bad judge setting is reported by KGGroup
         questions, _ = load_questions(store, skip_invalid=True)
-        items = first_answers(load_gold(gold, questions), limit)
+        kind = cast("GoldKind | None", gold_kind)  # checked above
+        items = first_answers(load_gold(gold, questions, kind), limit)
         j = make_named_judge(
             judge,
             base_url=base_url,
@@ -109,9 +121,14 @@ def validate_cmd(
         for err in errors[:10]:
             console.print(f"  [yellow]![/] {err}", highlight=False)
         if store_result:
+            kinds = ", ".join(
+                f"kappa {g.kappa.mean:.2f} on {g.group} answers"
+                for g in result.by_kind
+                if g.kappa.mean is not None
+            )
             console.print(
-                f"stored as {result.uid}: reports of runs judged by {j.name} now "
-                f"show kappa {result.overall.kappa.mean:.2f}",
+                f"stored as {result.uid}: reports of runs judged by {j.name} now show {kinds} "
+                f"({gold.name}, sha256 {result.gold_hash[:12]})",
                 highlight=False,
             )
 
@@ -136,6 +153,107 @@ def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
         console.print("no judge validated yet: `kg judge validate --gold FILE --judge NAME`")
     for r in rows:
         console.print(trust_line(r["v"]["judge"], r["v"]), highlight=False)
+
+
+@judge_app.command("sample")
+def sample_cmd(
+    run: str = typer.Argument(..., help="run id whose judged answers to sample"),
+    n: int = typer.Option(..., "--n", min=1, help="answers in the sample"),
+    seed: int = typer.Option(0, "--seed", help="random seed of the sample"),
+    out: Path = typer.Option(
+        None, "--out", help="task file to write (default: annotation-RUN.jsonl)"
+    ),
+) -> None:
+    """Sample a run's answers into an annotation task file (blind).
+
+    Stratified by hop, domain and judge verdict; JSON lines; the verdicts are not written.
+    """
+    from evaluation.labeling.task import sample_run, write_task
+
+    with open_store() as store:
+        items = sample_run(store, run, n, seed)
+    if not items:
+        fail(f"run {run!r} has no judged answer to sample")
+    path = write_task(items, out or Path(f"annotation-{run}.jsonl"))
+    strata = len({i.stratum for i in items})
+    console.print(
+        f"{len(items)} answers from {strata} strata (hop/domain/verdict) -> {path}; label them "
+        f"with `kg judge annotate {path} --out page.html`",
+        highlight=False,
+    )
+
+
+@judge_app.command("annotate")
+def annotate_cmd(
+    task: Path = typer.Argument(..., help="annotation task file (from `kg judge sample`)"),
+    out: Path = typer.Option(..., "--out", help="the HTML page to write"),
+) -> None:
+    """Write a self-contained labeling page (no network) for a task file.
+
+    The page saves the labels as a gold file that `kg judge validate` reads.
+    """
+    from evaluation.labeling.annotate import write_annotation_page
+    from evaluation.labeling.task import load_task
+
+    if not task.is_file():
+        fail(f"{task}: no such task file")
+    items = load_task(task)
+    path = write_annotation_page(items, out, str(task))
+    console.print(f"{len(items)} answers to label -> {path}", highlight=False)
+
+
+@judge_app.command("agreement")
+def agreement_cmd(
+    files: list[Path] = typer.Argument(..., help="two or more label files (gold JSONL)"),
+    merge: str = typer.Option(
+        None, "--merge", help="'majority': write a merged gold file (ties need --adjudicate)"
+    ),
+    adjudicate: Path = typer.Option(
+        None, "--adjudicate", help="labels that settle ties or disputes (gold JSONL lines)"
+    ),
+    out: Path = typer.Option(None, "--out", help="the merged gold file"),
+    fmt: str = typer.Option("table", "--format", help="table or json"),
+) -> None:
+    """Annotators' agreement on path labels, and a merged gold file.
+
+    Cohen's kappa per pair, Fleiss' kappa for three or more; with --merge or --adjudicate, a
+    merged gold file.
+    """
+    from evaluation.labeling.agreement import (
+        agreement_table,
+        check_consistent,
+        load_labels,
+        measure,
+        write_gold,
+    )
+    from evaluation.labeling.agreement import merge as merge_labels
+    from kg.cli.eval import _print_tables
+
+    if len(files) < 2:
+        fail("give at least two label files")
+    if merge not in (None, "majority"):
+        fail(f"unknown --merge {merge!r}: majority")
+    if (merge or adjudicate) and out is None:
+        fail("--merge/--adjudicate need --out FILE for the merged gold")
+    if fmt not in ("table", "json"):
+        fail(f"unknown format {fmt!r}: table or json")
+    for f in [*files, *([adjudicate] if adjudicate else [])]:
+        if not f.is_file():
+            fail(f"{f}: no such file")
+    labels = [load_labels(f) for f in files]
+    check_consistent(files, labels)
+    result = measure(files, labels)
+    merged = None
+    if merge or adjudicate:
+        adj = load_labels(adjudicate, need_rows=False) if adjudicate else None
+        merged = merge_labels(labels, adj, adjudicate)
+    if fmt == "json":
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        _print_tables([agreement_table(result)])
+    if merged is not None and out is not None:
+        write_gold(merged, out)
+        console.print(f"merged gold ({len(merged)} answers) -> {out}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

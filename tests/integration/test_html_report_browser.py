@@ -177,7 +177,7 @@ def test_tables_show_the_runs_figures(driver, runs, tmp_path):
         "return Array.from(document.querySelectorAll('img[data-plot]')).map(i => i.naturalWidth)"
     )
     assert len(widths) == 2 and all(w > 100 for w in widths)
-    assert "judge not validated" in driver.find_element("css selector", ".runs").text
+    assert "judge unvalidated" in driver.find_element("css selector", ".runs").text
     assert not _severe(driver)
     _screenshot(driver, tmp_path, "summary")
 
@@ -350,36 +350,72 @@ def test_cli_report_html_and_view(runs, tmp_path):
 
 
 def test_stored_judge_validation_is_shown(driver, runs, tmp_path):
-    """After `kg judge validate` stored a result for the runs' judge, the page shows its kappa
-    (kept last: the stored validation stays in this module's graph)."""
+    """After `kg judge validate` stored results for the runs' judge, the page shows them: the
+    natural-answer kappa first, rounded, with its gold file; a kappa below 0.6 is never green
+    (kept last: the stored validations stay in this module's graph)."""
     store, _ = runs
     judge = eval_payload(store, ["html-cover"])["runs"][0]["validity"]["judge"]  # its full name
+    common = {
+        "judge": judge,
+        "gold_hash": "ab" * 32,
+        "version": "test",
+        "agreement": 91.8918918918919,
+        "precision": 0.8666666666666667,
+        "failed": 0,
+        "summary": "{}",
+    }
     store.query(
         "eval/judge_validation_write",
-        uid="jv-html-test",
+        uid="jv-html-test-constructed",
         props={
-            "judge": judge,
-            "gold_file": "gold.jsonl",
-            "gold_hash": "x",
-            "at": "now",
-            "version": "test",
-            "answers": 60,
-            "paths": 328,
+            **common,
+            "gold_file": "/x/gold.jsonl",
+            "at": "2026-01-02",
+            "kappa": 0.83,
+            "constructed_kappa": 0.8333333,
+            "constructed_kappa_low": 0.64,
+            "constructed_kappa_high": 1.0,
+            "constructed_paths": 37,
+            "constructed_answers": 14,
+            "constructed_words": [11, 24, 40],
+            "constructed_settings": [],
+        },
+    )
+    store.query(
+        "eval/judge_validation_write",
+        uid="jv-html-test-natural",
+        props={
+            **common,
+            "gold_file": "/x/natural-dev.jsonl",
+            "at": "2026-01-01",
             "kappa": 0.146,
-            "kappa_low": 0.05,
-            "kappa_high": 0.25,
-            "agreement": 0.567,
-            "pas_mae": 38.5,
-            "precision": 0.5,
-            "recall": 0.1,
-            "failed": 0,
-            "summary": "{}",
+            "natural_kappa": 0.146,
+            "natural_kappa_low": 0.05,
+            "natural_kappa_high": 0.25,
+            "natural_paths": 208,
+            "natural_answers": 48,
+            "natural_words": [150, 280, 450],
+            "natural_settings": ["base", "oracle"],
         },
     )
     payload = eval_payload(store, ["html-cover"])
     validity = payload["runs"][0]["validity"]
-    assert validity["validated"] and validity["kappa"] == 0.146
+    assert not validity["validated"] and validity["kappa"] == 0.15
+    assert validity["level"] == "weak" and validity["badge"] == "bad"
+    # the cover-all answers are far shorter than the natural gold's 150-450 words
+    assert any("outside the length range" in w for w in validity["warnings"])
     page = write_html(tmp_path / "validated.html", payload, title="validated judge")
     _open(driver, page)
+    badge = driver.find_element("css selector", '.runs [data-level="weak"]')
+    assert "weak" in badge.text and "0.15" in badge.text and "0.83" in badge.text
+    assert (
+        "bad" in badge.get_attribute("class").split()
+        and "ok" not in badge.get_attribute("class").split()
+    )
+    kinds = driver.find_elements("css selector", ".runs .validity [data-kind]")
+    assert [k.get_attribute("data-kind") for k in kinds] == ["natural", "constructed"]
+    assert "natural-dev.jsonl, sha256 abababababab" in kinds[0].text
     text = driver.find_element("css selector", ".runs").text
-    assert "judge validated" in text and "0.15" in text and "not validated" not in text
+    assert "warning: the run's answers" in text
+    header = driver.find_element("id", "top").text + text
+    assert "91.89" not in header and "0.8666" not in header  # figures at their precision

@@ -37,12 +37,9 @@ def test_outcome(present, expected):
 
 
 def test_judge_validity_read_defensively():
-    assert judge_validity({"judge": "j"}) == {
-        "judge": "j",
-        "kappa": None,
-        "validated": False,
-        "details": {},
-    }
+    v = judge_validity({"judge": "j"})
+    assert (v["judge"], v["kappa"], v["validated"], v["level"]) == ("j", None, False, "unvalidated")
+    assert v["badge"] == "bad" and v["figures"] == [] and v["summary"] == "unvalidated"
     v = judge_validity(
         {
             "roles": {"judge": "llm:x"},
@@ -50,12 +47,13 @@ def test_judge_validity_read_defensively():
             "judge_validity": {"kappa": 0.71, "n": 120, "reference": "human"},
         }
     )
-    assert v["judge"] == "llm:x" and v["kappa"] == 0.71 and v["validated"]
-    assert v["details"] == {"n": 120, "reference": "human"}
+    # a kappa of unknown answer kind is not a validation on natural answers: no green badge
+    assert v["judge"] == "llm:x" and v["kappa"] == 0.71 and not v["validated"]
+    assert v["badge"] == "warn" and "unvalidated on natural answers" in v["summary"]
     assert judge_validity({"judge_validity": json.dumps({"cohen_kappa": 0.5})})["kappa"] == 0.5
     assert judge_validity({"judge_validity": 0.4})["kappa"] == 0.4
-    assert not judge_validity({"judge_validity": "not json"})["validated"]
-    assert not judge_validity({"judge_validity": {"kappa": "high"}})["validated"]
+    assert not judge_validity({"judge_validity": "not json"})["figures"]
+    assert not judge_validity({"judge_validity": {"kappa": "high"}})["figures"]
 
 
 def test_table_payload_uses_the_markdown_formatting():
@@ -155,16 +153,22 @@ def test_embedding_judge_reports_the_sentence_matched_per_edge():
 
 
 def test_stored_validation_wins_over_the_run_record():
-    """`kg judge validate` results (JudgeValidation nodes) are what the page shows."""
+    """`kg judge validate` results (JudgeValidation nodes) are what the page shows, rounded,
+    with the kind of answers they were measured on."""
     stored = {
         "judge": "edge-evidence",
-        "kappa": 0.77,
+        "kappa": 0.7712345,
         "kappa_low": 0.67,
         "kappa_high": 0.87,
-        "gold_file": "gold.jsonl",
-        "summary": "{...long json...}",
+        "agreement": 91.8918918918919,
+        "gold_file": "/x/gold.jsonl",
+        "gold_hash": "ab" * 32,
+        "summary": json.dumps({"by_style": [{"group": "aligned"}, {"group": "drifted"}]}),
     }
     v = judge_validity({"judge": "edge-evidence", "judge_validity": 0.1}, stored)
-    assert v["kappa"] == 0.77 and v["validated"]
-    assert v["details"]["kappa_low"] == 0.67 and "summary" not in v["details"]
+    assert v["kappa"] == 0.77 and v["level"] == "constructed-only" and not v["validated"]
+    assert v["figures"][0]["kind"] == "constructed"
+    assert "kappa 0.77 [0.67, 0.87] on constructed answers" in v["figures"][0]["text"]
+    assert "gold.jsonl, sha256 abababababab" in v["figures"][0]["text"]
+    assert "91.89" not in json.dumps(v)  # figures at the precision they carry
     assert not judge_validity({"judge": "edge-evidence"}, None)["validated"]

@@ -182,6 +182,7 @@ def test_summary_groups_by_style_and_hop_and_trust_line():
         },
     )
     assert "kappa 0.71 [0.60, 0.80]" in line and "gold.jsonl" in line
+    assert "unknown answers" in line  # no style names: the kind of answers is not known
 
 
 class _ThresholdJudge:

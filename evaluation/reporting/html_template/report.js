@@ -108,21 +108,22 @@
       add(pane, el("div", { "class": "card" }, el("h2", { text: "Runs and judges" }),
         el("ul", { "class": "runs" }, D.runs.map(function (r) {
           var v = r.validity;
-          var validity = v.validated
-            ? el("span", { "class": "badge ok", "data-kappa": v.kappa,
-              text: "judge validated: κ = " + num(v.kappa, 2) +
-                Object.keys(v.details).map(function (k) { return ", " + k + " " + v.details[k]; })
-                  .join("") })
-            : el("span", { "class": "badge warn", text: "judge not validated" });
+          // green only for a kappa >= 0.6 on natural answers; the words say how far to trust
+          var validity = el("span", { "class": "badge " + v.badge, "data-kappa": v.kappa,
+            "data-level": v.level, text: "judge " + v.summary });
+          var figures = el("ul", { "class": "notes validity" },
+            v.figures.map(function (f) { return el("li", { "data-kind": f.kind, text: f.text }); }),
+            v.warnings.map(function (w) { return el("li", { "class": "warning", text: w }); }));
           return el("li", { "data-run": r.uid }, el("b", { text: r.uid }), " — " + r.label + " ",
             el("span", { "class": "badge", text: "judge " + (v.judge || "?") }), validity,
             el("span", { "class": "badge", text: r.n + " judged" }),
             r.failed ? el("span", { "class": "badge bad", text: r.failed + " failed" }) : null,
-            el("span", { "class": "badge", text: "status " + r.status }));
+            el("span", { "class": "badge", text: "status " + r.status }), figures);
         })),
         el("p", { "class": "notes", text: "A score is only as good as its judge: κ is the " +
-          "judge's agreement with a reference (human or validated judge) where the run records " +
-          "one." })));
+          "judge's agreement with gold labels, first on natural answers (written as models " +
+          "write), then on constructed ones (written to state chosen paths); below 0.6 it is " +
+          "weak." })));
       var groups = [["overall", "Overall"], ["compare", "Paired comparisons"]];
       D.runs.forEach(function (r) { groups.push([r.uid, "Run " + r.uid]); });
       groups.forEach(function (g) {

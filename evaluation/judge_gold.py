@@ -1,7 +1,8 @@
 """Gold labels for judges: answers with a label for every valid path of their question.
 
 Format (JSON lines, documented in docs/judge-gold-format.md): `answer_id`, `question_id` (the
-question's `id` in the graph), optional `domain` (needed only when two domains share an id),
+question's `id` in the graph), optional `domain` (needed only when two domains share an id and
+neither the path names nor the imported/built origin tell them apart, see `question_of`),
 optional `style`, `answer`, `present` ({path name: true/false} for every valid path), optional
 `confidence`. A bad file is refused whole with `file:line:field: problem`; nothing is judged.
 """
@@ -70,7 +71,13 @@ def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
         conf = row.get("confidence")
         if conf is not None and not isinstance(conf, str):
             bad("confidence", "must be a string when given")
-        q = question_of(row, by_id, bad)
+        present_keys = set(row["present"]) if isinstance(row.get("present"), dict) else set()
+        q = question_of(
+            row,
+            by_id,
+            bad,
+            fits=lambda c, keys=present_keys: {p.name for p in c.paths if p.name} == keys,
+        )
         present = row.get("present")
         if not isinstance(present, dict) or not present:
             bad("present", "missing (an object {path name: true/false})")

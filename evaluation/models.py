@@ -64,6 +64,7 @@ class EvalQuestion(BaseModel):
     concepts: dict[str, str | None] = Field(default_factory=dict)  # key -> summary
     concept_words: dict[str, list[str]] = Field(default_factory=dict)  # key -> topic words
     relation_meanings: dict[str, str] = Field(default_factory=dict)  # label -> palette text
+    imported: bool = False  # from a published file (`kg import`), not a `kg build` draft
 
     @property
     def targets(self) -> list[EvalPath]:

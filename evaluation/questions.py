@@ -42,6 +42,7 @@ def load_questions(
             concepts={c["key"]: c["summary"] for c in r["concepts"]},
             concept_words={c["key"]: list(c.get("topic_words") or []) for c in r["concepts"]},
             relation_meanings=relation_meanings(r.get("palette")),
+            imported=bool(r.get("imported")),
         )
         problem = None
         if not q.targets:

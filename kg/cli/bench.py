@@ -14,6 +14,8 @@ import typer
 from rich.table import Table
 
 from kg.cli.console import console, err_console, fail, open_store
+from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
+from kg.domains import Origin
 
 if TYPE_CHECKING:
     from kg.queries.concepts import ConceptHit
@@ -210,15 +212,19 @@ def export_perspectivebench_cmd(
 
 # ---------------------------------------------------------------- stats
 def stats(
-    domain: str | None = DOMAIN_OPTION,
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
     fmt: StatsFmt = typer.Option(StatsFmt.table, "--format"),
 ) -> None:
     """Questions and mean valid/target/distractor paths per domain and hop, plus the cover-all
-    baseline (an answer that states every valid path)."""
+    baseline (an answer that states every valid path); one total per origin (imported, built)."""
+    from kg import domains as kg_domains
     from kg.queries.stats import benchmark_stats
 
     with open_store() as store:
-        rows = benchmark_stats(store, domain)
+        scope = selected(store, domain, origin)
+        origins = {d.name: d.origin for d in kg_domains.all_domains(store)}
+        rows = benchmark_stats(store, scope, origins)
     data = [r.model_dump() for r in rows]
     if fmt is StatsFmt.json:
         _echo_json(data)
@@ -233,19 +239,26 @@ def stats(
     if not rows:
         console.print("no questions in the graph")
         return
-    t = Table(title="PerspectiveBench statistics (cover-all = answer states every valid path)")
+    from rich import box
+
+    t = Table(
+        title="PerspectiveBench statistics",
+        caption="valid/target/distr.: mean paths per question; cover P/R/PAS: an answer "
+        "that states every valid path",
+        box=box.SIMPLE_HEAD,
+    )
     for col in [
         "domain",
         "hop",
         "questions",
         "valid",
         "target",
-        "distractor",
-        "cover-all P",
-        "cover-all R",
-        "cover-all PAS",
+        "distr.",
+        "cover P",
+        "cover R",
+        "cover PAS",
     ]:
-        t.add_column(col, justify="left" if col == "domain" else "right")
+        t.add_column(col, justify="left" if col == "domain" else "right", no_wrap=True)
     for r in rows:
         style = "bold" if r.hop == "ALL" else None
         t.add_row(

@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 import typer
 
 from kg.cli.console import console, fail, open_store
+from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
+from kg.domains import Origin
 
 E = TypeVar("E", bound=Enum)
 
@@ -96,7 +98,8 @@ def run_cmd(
     setting: str = typer.Option("oracle", help="base, oracle, noisy, rag-bm25, rag-dense"),
     strategy: str = typer.Option("plain", help="plain, one-shot, negative"),
     gt: str = typer.Option("evidence", "--gt", help="faithfulness ground truth: evidence, full"),
-    domain: list[str] = typer.Option(None, help="only these domains (repeatable)"),
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
     hop: list[int] = typer.Option(None, help="only these hops (repeatable)"),
     limit: int = typer.Option(None, help="first N questions (by domain, id)"),
     run_id: str = typer.Option(None, help="run id; an existing id resumes that run"),
@@ -140,7 +143,10 @@ def run_cmd(
         10.0, help="PROOF: percent of the selected questions the decoder grid runs on"
     ),
 ) -> None:
-    """Answer the selected questions with a responder, judge every answer, store the run."""
+    """Answer the selected questions with a responder, judge every answer, store the run.
+
+    Without --domain and --origin, only the imported (published) domains are evaluated when
+    the graph holds one: drafts built beside them need --domain NAME or --origin built."""
     from evaluation.judges import OFFLINE_JUDGES
     from evaluation.models import GroundTruth, Setting, Strategy
     from evaluation.responders import OFFLINE_RESPONDERS
@@ -208,7 +214,7 @@ def run_cmd(
         relevancy_n=relevancy_n,
         path_threshold=path_threshold,
         claim_threshold=claim_threshold,
-        domains=domain or None,
+        domains=_eval_domains(domain, origin),
         hops=hop or None,
         limit=limit,
         skip_invalid=skip_invalid,
@@ -221,6 +227,29 @@ def run_cmd(
     _execute(spec)
 
 
+def _eval_domains(domain: list[str] | None, origin: Origin | None) -> list[str] | None:
+    """`kg eval run`'s selection: the named domains/origin, else the imported domains when the
+    graph holds one (said on screen, with the drafts left out), else every domain."""
+    from kg import domains as kg_domains
+
+    with open_store() as store:
+        if domain or origin is not None:
+            return selected(store, domain, origin)
+        default = kg_domains.default_eval_origin(store)
+        if default is None:
+            return None
+        every = kg_domains.all_domains(store)
+    names = [d.name for d in every if d.has_origin(default)]
+    drafts = [d.name for d in every if d.exists and not d.has_origin(default)]
+    if drafts:
+        console.print(
+            f"evaluating the imported domain(s) {', '.join(names)}; drafts left out: "
+            f"{', '.join(drafts)} (name them with --domain NAME or --origin built)",
+            highlight=False,
+        )
+    return names
+
+
 @eval_app.command("judge")
 def judge_cmd(
     run: str = typer.Option(..., "--run", help="the run whose stored answers are judged"),
@@ -231,7 +260,8 @@ def judge_cmd(
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     run_id: str = typer.Option(None, help="id of the judge run (resumes when it exists)"),
     gt: str = typer.Option("evidence", "--gt", help="evidence or full"),
-    domain: list[str] = typer.Option(None, help="only answers to these domains (repeatable)"),
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
     hop: list[int] = typer.Option(None, help="only answers to these hops (repeatable)"),
     limit: int = typer.Option(None, help="the first N answers (by question domain, id)"),
     concurrency: int = typer.Option(8),
@@ -272,7 +302,7 @@ def judge_cmd(
         judge=judge if judge in OFFLINE_JUDGES else "llm",
         judge_llm=j_llm,
         gt=_choice(GroundTruth, gt, "--gt"),
-        domains=domain or None,
+        domains=_scope(domain, origin),
         hops=hop or None,
         limit=limit,
         seed=seed,
@@ -291,6 +321,8 @@ def import_answers_cmd(
         "model, prompt_tokens, completion_tokens",
     ),
     run_id: str = typer.Option(..., "--run-id", help="id of the run that holds the answers"),
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
 ) -> None:
     """Store answers made by another harness as a run, to judge (`kg eval judge`) and report."""
     from evaluation.answer_import import import_answers
@@ -299,13 +331,19 @@ def import_answers_cmd(
     if not file.is_file():
         fail(f"{file}: no such file")
     with open_store() as store:  # a bad line (AnswerFileError) is reported by KGGroup
-        questions, _ = load_questions(store, skip_invalid=True)
+        scope = selected(store, domain, origin)
+        questions, _ = load_questions(store, domains=scope, skip_invalid=True)
         summary = import_answers(store, file, run_id, questions)
     what = "stored" if summary.new_run else "already stored (nothing changed)"
     console.print(
         f"run [bold]{summary.run_id}[/]: {summary.answers} answer(s) {what}; judge "
         f"them: kg eval judge --run {summary.run_id} --judge edge-evidence"
     )
+
+
+def _scope(domain: list[str] | None, origin: Origin | None) -> list[str] | None:
+    with open_store() as store:
+        return selected(store, domain, origin)
 
 
 def _formats(value: str) -> list[str]:

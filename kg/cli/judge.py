@@ -8,6 +8,8 @@ from pathlib import Path
 import typer
 
 from kg.cli.console import console, fail, open_store
+from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
+from kg.domains import Origin
 
 judge_app = typer.Typer(
     help="How far a judge can be trusted: validate it against gold labels.", no_args_is_help=True
@@ -70,12 +72,19 @@ def validate_cmd(
         help="judge at most N gold answers (round robin over the questions): bounds a slow "
         "LLM judge",
     ),
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
     fmt: str = typer.Option("table", "--format", help="table or json"),
     store_result: bool = typer.Option(
         True, "--store/--no-store", help="keep the result in the graph for reports"
     ),
 ) -> None:
-    """Run a judge on the gold answers of questions in the graph and report its agreement."""
+    """Run a judge on the gold answers of questions in the graph and report its agreement.
+
+    A gold line names its question by `question_id` (and `domain` when given). Where the id
+    exists in several of the selected domains, the question whose valid paths carry the
+    line's path names is taken, then the imported one (published gold refers to published
+    questions); a line still ambiguous is an error asking for a `domain` field."""
     from evaluation.judge_gold import file_hash, first_answers, load_gold
     from evaluation.judge_validation import decide, store_validation, summarize, validation_table
     from evaluation.questions import load_questions
@@ -86,7 +95,9 @@ def validate_cmd(
     if not gold.is_file():
         fail(f"{gold}: no such gold file")
     with open_store() as store:  # a GoldFileError or bad judge setting is reported by KGGroup
-        questions, _ = load_questions(store, skip_invalid=True)
+        questions, _ = load_questions(
+            store, domains=selected(store, domain, origin), skip_invalid=True
+        )
         items = first_answers(load_gold(gold, questions), limit)
         j = make_named_judge(
             judge,

@@ -21,8 +21,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from kg.store import Store
 
 OTHER = "other"
 
@@ -159,3 +163,16 @@ class ThemeMap:
         if by_paths is not None:
             return ThemeCategory(raw=raw, normalised=norm, category=by_paths, how="target paths")
         return ThemeCategory(raw=raw, normalised=norm, category=OTHER, how="none")
+
+
+def question_themes(store: Store, uids: Iterable[str]) -> dict[str, ThemeCategory]:
+    """question uid -> its theme's category, with each domain's categories read once."""
+    rows = store.query("core/theme_inputs", uids=sorted(set(uids)))
+    maps: dict[str, ThemeMap] = {}
+    out: dict[str, ThemeCategory] = {}
+    for r in rows:
+        if r["domain"] not in maps:
+            maps[r["domain"]] = ThemeMap({c["category"]: c["labels"] for c in r["categories"]})
+        labels = [label for path in r["target_labels"] for label in (path or [])]
+        out[r["uid"]] = maps[r["domain"]].categorize(r["theme"], labels)
+    return out

@@ -376,7 +376,8 @@ def report_cmd(
         "(default 50 for runs with --samples > 1)",
     ),
 ) -> None:
-    """Per-hop, overall, per-domain and per-theme tables with bootstrap 95% CIs.
+    """The paper-layout table of the runs and the plots first, then per-hop, overall,
+    per-domain and per-theme-category tables with bootstrap 95% CIs.
 
     Runs with --samples > 1 (or with --top-k-percent) also get the FRS aggregation: all
     samples, first sample, top-K% most confident samples per question."""
@@ -389,12 +390,55 @@ def report_cmd(
         rep = build_report(store, runs, out, _formats(formats), plots, top_k_percent)
         if html is not None:
             _write_html(store, runs, html)
+    if rep.lead is not None:
+        print_paper_table(rep.lead)
     _print_tables(rep.tables.values())
     if out is not None:
         (out / "report.md").write_text(rep.markdown(), encoding="utf-8")
         console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
     if html is not None:
         console.print(f"wrote {html}", highlight=False)
+
+
+def print_paper_table(table: Any, with_ci: bool = False) -> None:
+    """The paper-layout table folded for the terminal: one block per column group."""
+    from rich import box
+    from rich.table import Table
+
+    console.print(table.title, highlight=False, markup=False)
+    for group, head, body in table.terminal_blocks(with_ci):
+        t = Table(title=group or None, box=box.SIMPLE_HEAD, title_justify="left")
+        for i, col in enumerate(head):
+            t.add_column(col, justify="left" if i < 2 else "right", no_wrap=i < 2)
+        for row in body:
+            t.add_row(*row)
+        console.print(t)
+    console.print("* best, + second best (bold and underlined in the written files)")
+
+
+@eval_app.command("table")
+def table_cmd(
+    runs: list[str] = typer.Argument(..., help="run ids (one row each)"),
+    layout: str = typer.Option(
+        "paper",
+        help="paper (Table 2: model x setting by hop), strategies (Table 3), noisy (Table 5), "
+        "rag (Table 7)",
+    ),
+    out: Path = typer.Option(None, help="write the table here as Markdown, CSV and LaTeX"),
+    name: str = typer.Option(None, help="file name without suffix (default table_<layout>)"),
+    ci: bool = typer.Option(False, "--ci", help="bootstrap 95% CIs beside the means"),
+) -> None:
+    """Several runs in one table laid out as the paper's result tables, best and second best
+    marked as the paper marks them; the numbers are the per-run reports'."""
+    from evaluation.paper_tables import Layout, paper_table
+
+    chosen = _choice(Layout, layout, "--layout")
+    with open_store() as store:
+        table = paper_table(store, runs, chosen)
+    print_paper_table(table, ci)
+    if out is not None:
+        files = table.write(out, name or f"table_{chosen.value}", ci)
+        console.print(f"wrote {', '.join(str(f) for f in files)}", highlight=False)
 
 
 def _write_html(store: Any, runs: list[str], path: Path) -> Path:

@@ -26,7 +26,7 @@ def report_tables(report: Any, shown: int = 5) -> list[Table]:
     for col in ("check", "status", "value", "detail"):
         checks.add_column(col, overflow="fold")
     for c in report.checks:
-        detail = c.detail
+        detail = c.detail + (f"\n[dim]convention: {c.convention}[/]" if c.convention else "")
         if c.offending:
             items = "\n".join(f"  - {o}" for o in c.offending[:shown])
             more = f"\n  ... {len(c.offending) - shown} more" if len(c.offending) > shown else ""

@@ -27,7 +27,7 @@ CALL (q) {
   UNWIND coalesce(p.concept_keys, []) AS key
   WITH DISTINCT key
   OPTIONAL MATCH (c:Concept {domain: q.domain, key: key})
-  RETURN collect({key: key, summary: c.summary, topic_words: c.topic_words}) AS concepts
+  RETURN collect({key: key, summary: c.summary, name: c.name, topic_words: c.topic_words}) AS concepts
 }
 OPTIONAL MATCH (d:Domain {name: q.domain})
 RETURN q.uid AS uid, q.id AS id, q.domain AS domain, q.theme AS theme, q.text AS text,

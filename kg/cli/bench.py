@@ -362,6 +362,7 @@ def paths(
     fmt: Fmt = typer.Option(Fmt.table, "--format"),
 ) -> None:
     """Every simple directed path of 1..max-hops edges from A to B, grouped by label signature."""
+    from kg.queries.concepts import list_concepts, short_name
     from kg.queries.paths import paths_between
 
     with open_store() as store:
@@ -370,6 +371,10 @@ def paths(
         if start.uid == end.uid:
             fail("A and B are the same concept")
         groups = paths_between(store, start.uid, end.uid, max_hops=max_hops)
+        names = {
+            h.key: short_name(h.key, h.name, h.summary)
+            for h in list_concepts(store, domain=start.domain, limit=100000)
+        }
     if fmt is Fmt.json:
         _echo_json(
             {
@@ -387,19 +392,23 @@ def paths(
         return
     n = sum(len(g.paths) for g in groups)
     t = Table(
-        title=f"{n} path(s) {start.domain}/{start.key} -> {end.key} in {len(groups)} "
-        f"label signature(s)",
+        title=f"{n} path(s) in {start.domain} from {names.get(start.key, start.key)} "
+        f"({start.key}) to {names.get(end.key, end.key)} ({end.key}), "
+        f"{len(groups)} label signature(s)",
         show_lines=True,
     )
-    for col in ["label signature", "path", "reasons"]:
-        t.add_column(col, overflow="fold")
+    for col in ["label signature", "path (concepts by name)", "reasons"]:
+        t.add_column(col, overflow="fold", ratio=1)
     for g in groups:
         for i, p in enumerate(g.paths):
-            reasons = "\n".join(
-                f"{k} -{lab}-> : {r or ''}"
-                for k, lab, r in zip(p.keys, p.labels, p.reasons, strict=False)
+            chain = names.get(p.keys[0], p.keys[0]) + "".join(
+                f"\n -{lab}-> {names.get(k, k)}"
+                for lab, k in zip(p.labels, p.keys[1:], strict=False)
             )
-            t.add_row(g.label_signature if i == 0 else "", p.signature, reasons)
+            reasons = "\n".join(
+                f"{lab}: {r or ''}" for lab, r in zip(p.labels, p.reasons, strict=False)
+            )
+            t.add_row(g.label_signature if i == 0 else "", chain, reasons)
     console.print(t)
 
 

@@ -239,7 +239,9 @@ def test_filter_sort_and_question_view(driver, runs, tmp_path):
     assert len(chains) == len(q_rows["paths"])
     concepts = detail.find_elements("css selector", ".path.target .concept")
     summaries = {c["key"]: c["summary"] for c in q_rows["concepts"]}
-    assert concepts and all(summaries[c.text] in c.get_attribute("title") for c in concepts)
+    assert concepts and all(
+        summaries[c.get_attribute("data-concept")] in c.get_attribute("title") for c in concepts
+    )
     labels = [e.text for e in detail.find_elements("css selector", ".path.target .lab")]
     target_path = next(p for p in q_rows["paths"] if p["target"])
     assert all(lab in labels for lab in target_path["labels"])

@@ -10,6 +10,7 @@ optional `style`, `answer`, `present` ({path name: true/false} for every valid p
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -46,6 +47,11 @@ def file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _named_like(keys: set[str], question: EvalQuestion) -> bool:
+    """A gold line fits a question whose valid paths carry exactly the line's path names."""
+    return {p.name for p in question.paths if p.name} == keys
+
+
 def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
     """Parse and check a gold file against the questions in the graph (all problems at once)."""
     rows = JsonlRows(path, GoldFileError)
@@ -71,13 +77,8 @@ def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
         conf = row.get("confidence")
         if conf is not None and not isinstance(conf, str):
             bad("confidence", "must be a string when given")
-        present_keys = set(row["present"]) if isinstance(row.get("present"), dict) else set()
-        q = question_of(
-            row,
-            by_id,
-            bad,
-            fits=lambda c, keys=present_keys: {p.name for p in c.paths if p.name} == keys,
-        )
+        keys = set(row["present"]) if isinstance(row.get("present"), dict) else set()
+        q = question_of(row, by_id, bad, fits=partial(_named_like, keys))
         present = row.get("present")
         if not isinstance(present, dict) or not present:
             bad("present", "missing (an object {path name: true/false})")

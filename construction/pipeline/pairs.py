@@ -129,8 +129,12 @@ def run(ctx: BuildContext) -> StageReport:
             np.asarray(scores.bridge),
         )
         prov = ctx.provenance(STAGE, source="offline: S_ent + S_prox + S_sem")
+        # Two earlier concepts this generation reuses (`--extend`) were paired by theirs.
+        reused = {f["concept"] for f in facts if f.get("reused")}
         rows = []
         for i, j, total in kept_pairs(scores, cfg):
+            if scores.keys[i] in reused and scores.keys[j] in reused:
+                continue
             s_ent = 5 if shared[i, j] >= 3 else 4 if shared[i, j] >= 1 else 0
             s_prox = 3 if near[i, j] >= 5 else 2 if near[i, j] >= 2 else 1 if near[i, j] else 0
             rows.append(
@@ -159,7 +163,7 @@ def run(ctx: BuildContext) -> StageReport:
                     "pipeline/delete_candidates",
                     {"domain": ctx.domain, "generation": ctx.generation},
                 ),
-                ("pipeline/write_candidates", {"rows": rows}),
+                ("pipeline/write_candidates", {"rows": rows, "generation": ctx.generation}),
             ],
             ["domain"],
             input_hash,

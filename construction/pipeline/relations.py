@@ -312,6 +312,9 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
         cfg.offline_min_label_score,
         cfg.offline_max_relations,
     )
+    # Two earlier concepts this generation reuses (`--extend`) keep their generation's edges.
+    reused = {c["key"] for c in concepts if c.get("reused")}
+    edges = [e for e in edges if not (e.source in reused and e.target in reused)]
     rep.counts.update(counts)
     prov = ctx.provenance(
         STAGE,
@@ -337,7 +340,7 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
         STAGE,
         [
             ("pipeline/delete_relations", {"domain": ctx.domain, "generation": ctx.generation}),
-            ("pipeline/write_relations", {"rows": rows}),
+            ("pipeline/write_relations", {"rows": rows, "generation": ctx.generation}),
         ],
         ["domain"],
         input_hash,
@@ -397,7 +400,11 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
                 continue
             seen.add((src, label, dst))
             rows.append(edge_row(ctx, src, label, dst, cat, reason, prov))
-        ctx.write_items(STAGE, [("pipeline/write_relations", {"rows": rows})], [pair_item(p)])
+        ctx.write_items(
+            STAGE,
+            [("pipeline/write_relations", {"rows": rows, "generation": ctx.generation})],
+            [pair_item(p)],
+        )
         rep.written += len(rows)
         bar.advance()
 

@@ -3,8 +3,10 @@
 // $multi_min and $multi_max relation combinations).
 MATCH p = (a:Concept {domain: $domain})-[:RELATES*1..3]->(:Concept)
 WHERE length(p) <= $max_hops
-  AND coalesce(a.generation, 0) = $generation  // edges never cross generations
-  AND all(r IN relationships(p) WHERE r.domain = $domain)
+  // edges never cross generations (an edge's own generation; older edges: their source's)
+  AND all(r IN relationships(p)
+          WHERE r.domain = $domain
+            AND coalesce(r.generation, startNode(r).generation, 0) = $generation)
   AND all(i IN range(0, length(p) - 1)
           WHERE all(j IN range(i + 1, length(p)) WHERE nodes(p)[i] <> nodes(p)[j]))
 WITH [n IN nodes(p) | n.key] AS keys, relationships(p) AS rels

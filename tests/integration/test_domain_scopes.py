@@ -27,15 +27,23 @@ ENV = {"COLUMNS": "80"}
 
 @pytest.fixture(scope="module")
 def graph(bench, tmp_path_factory):
-    """The sample imported, then three drafts of the 30 demo chunks built offline."""
-    chunks = tmp_path_factory.mktemp("drafts") / "chunks.json"
-    chunks.write_text((DEMO / "chunks.json").read_text())
-    for name in DRAFTS:
+    """The sample imported, then three drafts built offline: two of the 30 demo chunks, and
+    one of 18 chunks extended twice (`--extend` with 24, then 30 chunks)."""
+    every = json.loads((DEMO / "chunks.json").read_text())
+    files = {}
+    for n in (18, 24, 30):
+        path = tmp_path_factory.mktemp(f"chunks{n}") / "chunks.json"
+        path.write_text(json.dumps(every[:n]))
+        files[n] = path
+    passes = [("draft_one", 30, False), ("draft_two", 30, False)]
+    passes += [("draft_three", 18, False), ("draft_three", 24, True), ("draft_three", 30, True)]
+    for name, n, extend in passes:
         result = build_domain(
             bench,
             BuildConfig(domain=name),
-            chunk_paths=[chunks],
+            chunk_paths=[files[n]],
             palette_path=DEMO / "palette.json",
+            extend=extend,
         )
         assert result.status == "done"
     return bench
@@ -93,6 +101,26 @@ def test_a_gold_line_on_a_colliding_id_takes_the_imported_question(graph, tmp_pa
     assert res.exit_code != 0
     assert str(q.id) in " ".join(res.output.split())
     assert drafts_only
+
+
+def test_two_extend_passes_reuse_concepts_and_duplicate_no_name(graph):
+    rows = graph.run_text(
+        "MATCH (c:Concept {domain: 'draft_three'}) "
+        "RETURN c.key AS key, toLower(c.name) AS name, coalesce(c.generation, 0) AS g, "
+        "c.generations AS gs"
+    )
+    names = [r["name"] for r in rows]
+    assert len(names) == len(set(names)), sorted(names)
+    assert domains.one(graph, "draft_three").generation == 2
+    reused = [r for r in rows if r["gs"] and max(r["gs"]) > r["g"]]
+    assert reused, "an extension reproduces some earlier concepts: they are reused"
+    # every later edge touches a concept of its own generation; earlier edges keep theirs
+    edges = graph.run_text(
+        "MATCH (a:Concept {domain: 'draft_three'})-[r:RELATES]->(b:Concept) "
+        "RETURN coalesce(r.generation, a.generation, 0) AS g, coalesce(a.generation, 0) AS ga, "
+        "coalesce(b.generation, 0) AS gb"
+    )
+    assert all(e["g"] in (e["ga"], e["gb"]) for e in edges if e["g"] > 0)
 
 
 def test_unknown_domain_is_an_error_naming_the_known_ones(graph):

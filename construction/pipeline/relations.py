@@ -312,9 +312,6 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
         cfg.offline_min_label_score,
         cfg.offline_max_relations,
     )
-    # Two earlier concepts this generation reuses (`--extend`) keep their generation's edges.
-    reused = {c["key"] for c in concepts if c.get("reused")}
-    edges = [e for e in edges if not (e.source in reused and e.target in reused)]
     rep.counts.update(counts)
     prov = ctx.provenance(
         STAGE,
@@ -322,9 +319,11 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
         "cue words, direction from the sentence",
     )
     rows = []
+    kept = ctx.earlier_links("RELATES")  # an earlier generation's edge stays its own
     for ev in edges:
         row = edge_row(ctx, ev.source, ev.label, ev.target, ev.category, ev.text, prov, ev.score)
-        rows.append({**row, "evidence": ev.facts})
+        if row["uid"] not in kept:
+            rows.append({**row, "evidence": ev.facts})
     pairs = {frozenset((e.source, e.target)) for e in edges}
     both = {
         p

@@ -610,6 +610,8 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
         "calls (cached)",
         "started",
     )
+    for col in t.columns[1:]:  # fold, never cut, in an 80-column terminal
+        col.overflow = "fold"
     t.columns[0].no_wrap = True
     for r in rows:
         roles = r.get("roles") or {}

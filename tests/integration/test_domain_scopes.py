@@ -148,7 +148,12 @@ def test_stats_totals_never_mix_drafts_and_published_data(graph):
     assert "ALL" not in totals
 
 
-def test_eval_default_touches_no_draft_and_the_table_equals_the_reports(graph, tmp_path):
+def test_eval_default_touches_no_draft_and_the_table_equals_the_reports(
+    graph, tmp_path, monkeypatch
+):
+    from kg.cli.console import console
+
+    monkeypatch.setattr(console, "width", 80)  # an 80-column terminal
     runs = ["sc-cover", "sc-target", "sc-empty"]
     for rid, responder in zip(runs, ["cover-all", "target-only", "empty"], strict=True):
         res = _cli("eval", "run", "--responder", responder, "--run-id", rid)

@@ -243,8 +243,8 @@ def stats(
 
     t = Table(
         title="PerspectiveBench statistics",
-        caption="valid/target/distr.: mean paths per question; cover P/R/PAS: an answer "
-        "that states every valid path",
+        caption="valid/target/distr.: mean paths per question; cover P/R/PAS: the cover-all "
+        "baseline (an answer that states every valid path)",
         box=box.SIMPLE_HEAD,
     )
     for col in [

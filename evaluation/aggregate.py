@@ -3,10 +3,12 @@ domain and per perspective theme; every cell a mean with its bootstrap 95% CI.""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 
 from evaluation.reporting import CI, Table, bootstrap_cis
 from evaluation.scoring import QuestionScore
+from kg.themes import OTHER, ThemeCategory
 
 # column -> (value getter, scale); percentages like the paper's tables
 METRICS: dict[str, tuple[Callable[[QuestionScore], float | None], float]] = {
@@ -73,3 +75,34 @@ def by_field(scores: list[QuestionScore], field: str, title: str) -> Table:
     groups = sorted({str(getattr(s, field)) for s in scores})
     rows = [_row(g, field, [s for s in scores if str(getattr(s, field)) == g]) for g in groups]
     return Table(title=title, columns=_columns(field), rows=rows, notes=NOTES[1:2], digits=DIGITS)
+
+
+def by_theme(scores: list[QuestionScore], themes: Mapping[str, ThemeCategory], title: str) -> Table:
+    """Per domain and theme category (the domain's palette categories, the paper's Figure 5
+    way), with the raw themes each category gathers kept beside (count per raw string)."""
+    groups: dict[tuple[str, str], list[QuestionScore]] = {}
+    raw: dict[tuple[str, str], Counter[str]] = {}
+    for s in scores:
+        t = themes.get(s.question)
+        key = (s.domain, t.label if t else OTHER)
+        groups.setdefault(key, []).append(s)
+        raw.setdefault(key, Counter())[str(s.theme)] += 1
+    rows = []
+    for key in sorted(groups):
+        row = _row(key[1], "theme category", groups[key])
+        row["domain"] = key[0]
+        row["raw themes"] = ", ".join(
+            f"{name} ×{n}" if n > 1 else name for name, n in sorted(raw[key].items())
+        )
+        rows.append(row)
+    return Table(
+        title=title,
+        columns=["domain", *_columns("theme category"), "raw themes"],
+        rows=rows,
+        notes=[
+            *NOTES[1:2],
+            "Themes normalised (case, separators, synonyms) and mapped to the domain's relation "
+            "palette categories (kg/themes.py); 'raw themes' lists the stored strings.",
+        ],
+        digits=DIGITS,
+    )

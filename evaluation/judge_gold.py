@@ -1,7 +1,8 @@
 """Gold labels for judges: answers with a label for every valid path of their question.
 
 Format (JSON lines, documented in docs/judge-gold-format.md): `answer_id`, `question_id` (the
-question's `id` in the graph), optional `domain` (needed only when two domains share an id),
+question's `id` in the graph), optional `domain` (needed only when two domains share an id and
+neither the path names nor the imported/built origin tell them apart, see `question_of`),
 optional `style`, `kind` (natural/constructed), `setting`, `answer`, `present` ({path name:
 true/false} for every valid path), optional `confidence` and `annotators` (each annotator's
 labels). A bad file is refused whole with `file:line:field: problem`; nothing is judged.
@@ -10,6 +11,7 @@ labels). A bad file is refused whole with `file:line:field: problem`; nothing is
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -50,6 +52,11 @@ class GoldAnswer(BaseModel):
 
 def file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _named_like(keys: set[str], question: EvalQuestion) -> bool:
+    """A gold line fits a question whose valid paths carry exactly the line's path names."""
+    return {p.name for p in question.paths if p.name} == keys
 
 
 def _labels(value: object, names: list[str], ref: str, field: str, bad: Bad) -> bool:
@@ -115,7 +122,8 @@ def load_gold(
         conf = row.get("confidence")
         if conf is not None and not isinstance(conf, str):
             bad("confidence", "must be a string when given")
-        q = question_of(row, by_id, bad)
+        keys = set(row["present"]) if isinstance(row.get("present"), dict) else set()
+        q = question_of(row, by_id, bad, fits=partial(_named_like, keys))
         present = row.get("present")
         names = [p.name for p in q.paths if p.name] if q is not None else []
         if q is None:

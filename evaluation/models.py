@@ -63,7 +63,9 @@ class EvalQuestion(BaseModel):
     evidence: list[Fact] = Field(default_factory=list)
     concepts: dict[str, str | None] = Field(default_factory=dict)  # key -> summary
     concept_words: dict[str, list[str]] = Field(default_factory=dict)  # key -> topic words
+    concept_names: dict[str, str] = Field(default_factory=dict)  # key -> what a person reads
     relation_meanings: dict[str, str] = Field(default_factory=dict)  # label -> palette text
+    imported: bool = False  # from a published file (`kg import`), not a `kg build` draft
 
     @property
     def targets(self) -> list[EvalPath]:

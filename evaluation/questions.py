@@ -5,6 +5,7 @@ from __future__ import annotations
 from evaluation.judges.relations import relation_meanings
 from evaluation.models import EvalPath, EvalQuestion, Fact
 from kg.errors import InputError
+from kg.queries.concepts import short_name
 from kg.store import Store
 
 
@@ -41,7 +42,11 @@ def load_questions(
             evidence=[Fact(**f) for f in r["evidence"]],
             concepts={c["key"]: c["summary"] for c in r["concepts"]},
             concept_words={c["key"]: list(c.get("topic_words") or []) for c in r["concepts"]},
+            concept_names={
+                c["key"]: short_name(c["key"], c.get("name"), c["summary"]) for c in r["concepts"]
+            },
             relation_meanings=relation_meanings(r.get("palette")),
+            imported=bool(r.get("imported")),
         )
         problem = None
         if not q.targets:

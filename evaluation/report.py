@@ -7,20 +7,24 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluation.aggregate import DIGITS, METRICS, by_field, by_hop
+from evaluation.aggregate import DIGITS, METRICS, by_field, by_hop, by_theme
 from evaluation.consistency import consistency_tables
 from evaluation.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
 from evaluation.judge_trust import JudgeTrust, judge_trusts, run_answer_words
+from evaluation.paper_tables import Layout, PaperTable, build_table, result_of
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
 from evaluation.scoring import QuestionScore, run_scores
 from kg.store import Store
+from kg.themes import question_themes
 
 
 class Report(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     tables: dict[str, Table] = Field(default_factory=dict)
+    lead: PaperTable | None = None  # the runs in the paper's Table 2 layout, shown first
+    plots: list[Path] = Field(default_factory=list)
     files: list[Path] = Field(default_factory=list)
     # what the tables were computed from (the HTML report shows the same numbers per question)
     runs: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -30,7 +34,10 @@ class Report(BaseModel):
     warnings: dict[str, list[str]] = Field(default_factory=dict)
 
     def markdown(self) -> str:
-        return "\n".join(t.to_markdown() for t in self.tables.values())
+        """The paper-layout table and the plots first, then the details."""
+        head = [self.lead.to_markdown()] if self.lead is not None else []
+        head += [f"![{p.stem}]({p.name})\n" for p in self.plots]
+        return "\n".join(head + [t.to_markdown() for t in self.tables.values()])
 
 
 def run_label(run: dict[str, Any]) -> str:
@@ -134,7 +141,11 @@ def build_report(
         write(
             report,
             f"{rid}_by_theme",
-            by_field(scores, "theme", f"{label} — by theme"),
+            by_theme(
+                scores,
+                question_themes(store, [s.question for s in scores]),
+                f"{label} — by theme category",
+            ),
             out_dir,
             formats,
         )
@@ -193,8 +204,12 @@ def build_report(
         out_dir,
         formats,
     )
+    report.lead = build_table([result_of(run, scores) for run, scores in loaded], Layout.paper)
+    if out_dir is not None:
+        report.files += report.lead.write(out_dir, "table_paper")
     if plots and out_dir is not None:
-        report.files += _plots(hop_tables, summary_rows, out_dir)
+        report.plots = _plots(hop_tables, summary_rows, out_dir)
+        report.files += report.plots
     return report
 
 

@@ -5,11 +5,20 @@ with the choices named, unless the caller chose one."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from kg.errors import InputError
 from kg.store import Store, StoreError
+
+
+class Origin(StrEnum):
+    """Where a domain's questions came from: a published file, or `kg build` (a draft)."""
+
+    imported = "imported"
+    built = "built"
 
 
 class DomainInfo(BaseModel):
@@ -24,12 +33,31 @@ class DomainInfo(BaseModel):
     runs: list[str] = Field(default_factory=list)
     last_build: dict[str, Any] | None = None
     generation: int = 0  # the build generation later builds write into (`--extend`)
+    import_sources: list[str] = Field(default_factory=list)  # "FILE sha256:HEX" per import
 
     @property
     def origin(self) -> str:
         if self.imported and self.built:
             return "both"
         return "imported" if self.imported else "built" if self.built else "empty"
+
+    def has_origin(self, origin: Origin) -> bool:
+        return self.imported if origin is Origin.imported else self.built
+
+    @property
+    def source(self) -> str:
+        """Where the content came from, for a person: the imported files with their sha256,
+        the last build's run and product version."""
+        parts = list(self.import_sources)
+        if not parts and self.imported:
+            parts.append("import (file not recorded)")
+        if self.last_build:
+            b = self.last_build
+            gen = f", generation {b['generation']}" if b.get("generation") else ""
+            parts.append(f"build {b['uid']} (kg {b.get('version') or '?'}{gen})")
+        elif self.built:
+            parts.append("build (run not recorded)")
+        return "; ".join(parts)
 
 
 class DomainConflict(StoreError):
@@ -49,9 +77,60 @@ def all_domains(store: Store) -> list[DomainInfo]:
 
 
 def mark(
-    store: Store, names: Iterable[str], *, imported: bool = False, built: bool = False
+    store: Store,
+    names: Iterable[str],
+    *,
+    imported: bool = False,
+    built: bool = False,
+    sources: list[str] | None = None,
 ) -> None:
-    store.query("core/domain_mark", names=sorted(set(names)), imported=imported, built=built)
+    store.query(
+        "core/domain_mark",
+        names=sorted(set(names)),
+        imported=imported,
+        built=built,
+        sources=sources,
+    )
+
+
+class UnknownDomain(InputError, LookupError):
+    """A domain name the graph does not know; the message names the known ones."""
+
+
+def unknown(names: Iterable[str], known: Iterable[str]) -> UnknownDomain:
+    names, known = sorted(set(names)), sorted(set(known))
+    return UnknownDomain(
+        f"unknown domain(s) {', '.join(repr(n) for n in names)}: the graph holds "
+        f"{', '.join(known) or 'no domain yet'}"
+    )
+
+
+def select(
+    store: Store, names: Iterable[str] | None = None, origin: Origin | None = None
+) -> list[DomainInfo]:
+    """The one selection of domains every command uses (`--domain`, `--origin`): the named
+    domains (all when none is named) that have the origin (any when None). A name the graph
+    does not know is an `UnknownDomain` error naming the known ones."""
+    every = all_domains(store)
+    wanted = list(dict.fromkeys(names or []))
+    if wanted:
+        by_name = {d.name: d for d in every}
+        missing = [n for n in wanted if n not in by_name or not by_name[n].exists]
+        if missing:
+            raise unknown(missing, [d.name for d in every if d.exists])
+        chosen = [by_name[n] for n in wanted]
+    else:
+        chosen = [d for d in every if d.exists]
+    if origin is not None:
+        chosen = [d for d in chosen if d.has_origin(origin)]
+    return chosen
+
+
+def default_eval_origin(store: Store) -> Origin | None:
+    """What `kg eval run` evaluates when no domain and no origin is named: the imported
+    (published) domains when the graph holds one, so drafts built beside them are never
+    evaluated by surprise; every domain in a graph of drafts only."""
+    return Origin.imported if any(d.imported for d in all_domains(store)) else None
 
 
 def delete(store: Store, name: str, *, keep_domain: bool = False) -> dict[str, int]:

@@ -5,6 +5,7 @@ database as it was. Importing the same files again changes no count.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -144,6 +145,7 @@ def import_perspectivebench(
     report.nodes_before = store.node_counts()
     if result.questions:
         source = "perspectivebench:" + ",".join(f.name for f in files)
+        sources = [f"{f.name} sha256:{hashlib.sha256(f.read_bytes()).hexdigest()}" for f in files]
 
         def work(tx: ManagedTransaction) -> ImportPlan:
             plan = plan_in_tx(
@@ -160,6 +162,7 @@ def import_perspectivebench(
                 names=[d["name"] for d in plan.domains],
                 imported=True,
                 built=False,
+                sources=sources,  # the domain's origin: each file with its sha256
             )  # builds into it must ask first
             return plan
 

@@ -174,8 +174,29 @@ def run(ctx: BuildContext) -> StageReport:
         offset = ctx.store.query(
             "pipeline/concept_key_offset", domain=ctx.domain, generation=ctx.generation
         )[0]["offset"]
-        rows = concept_rows(ctx, facts, vecs, result, offset)
-        members = membership_rows(facts, vecs, result, cfg.key_evidence, ctx.domain, offset)
+        # A later generation (`--extend`) reuses the earlier concept a cluster reproduces.
+        earlier = (
+            ctx.store.query(
+                "pipeline/earlier_concepts", domain=ctx.domain, generation=ctx.generation
+            )
+            if ctx.generation
+            else []
+        )
+        reused = reused_concepts(facts, result.labels, earlier)
+        keys = cluster_keys(result.labels, reused, offset)
+        rows = [
+            r
+            for k, r in enumerate(concept_rows(ctx, facts, vecs, result, keys=keys))
+            if k not in reused
+        ]
+        members = membership_rows(facts, vecs, result, cfg.key_evidence, ctx.domain, keys=keys)
+        members = keep_earlier_memberships(members, reused)
+        if reused:
+            rep.note(
+                f"{len(reused)} cluster(s) reproduce an earlier generation's concept: "
+                f"reused ({', '.join(sorted(c['key'] for c in reused.values()))})"
+            )
+        rep.counts["reused_concepts"] = len(reused)
         outliers = sum(1 for label in result.labels if label < 0)
         share = outliers / len(result.labels)
         rep.counts.update(
@@ -216,7 +237,19 @@ def run(ctx: BuildContext) -> StageReport:
                 domain=ctx.domain,
                 generation=ctx.generation,
             )
-            ctx.store.tx_query(tx, "pipeline/write_memberships", rows=members, provenance=prov)
+            ctx.store.tx_query(
+                tx,
+                "pipeline/reuse_concepts",
+                uids=[c["uid"] for c in reused.values()],
+                generation=ctx.generation,
+            )
+            ctx.store.tx_query(
+                tx,
+                "pipeline/write_memberships",
+                rows=members,
+                provenance=prov,
+                generation=ctx.generation,
+            )
             ctx.store.tx_query(tx, "pipeline/state_mark_done", rows=steps)
 
         ctx.store.transaction(work)
@@ -224,8 +257,76 @@ def run(ctx: BuildContext) -> StageReport:
         return rep
 
 
+# A cluster reproduces an earlier concept when it holds at least REUSE_CONTAINS of that
+# concept's facts and that concept holds at least REUSE_PURITY of the cluster's earlier facts
+# (new chunks add facts to a cluster, so a Jaccard share would fall as the domain grows).
+REUSE_CONTAINS = 0.4
+REUSE_PURITY = 0.5
+
+
+def reused_concepts(
+    facts: list[dict], labels: list[int] | np.ndarray, earlier: list[dict]
+) -> dict[int, dict]:
+    """cluster -> the earlier concept it reproduces (`--extend`): most of the cluster's
+    earlier facts are that concept's, and the cluster holds a good part of them (a cluster
+    merging several earlier concepts is a new, coarser concept); each earlier concept is
+    reused by one cluster at most, best overlaps first."""
+    members: dict[int, set[str]] = {}
+    for f, label in zip(facts, labels, strict=True):
+        if label >= 0:
+            members.setdefault(int(label), set()).add(f["uid"])
+    old = {f for c in earlier for f in c["facts"]}
+    scored = []
+    for k, mine in members.items():
+        mine_old = mine & old
+        for c in earlier:
+            theirs = set(c["facts"])
+            both = len(mine & theirs)
+            if not both:
+                continue
+            contains, purity = both / len(theirs), both / len(mine_old)
+            if contains >= REUSE_CONTAINS and purity >= REUSE_PURITY:
+                scored.append((contains * purity, k, c["key"], c))
+    out: dict[int, dict] = {}
+    taken: set[str] = set()
+    for _, k, key, c in sorted(scored, key=lambda s: (-s[0], s[1], s[2])):
+        if k not in out and key not in taken:
+            out[k] = c
+            taken.add(key)
+    return out
+
+
+def cluster_keys(
+    labels: list[int] | np.ndarray, reused: dict[int, dict], offset: int = 0
+) -> list[str]:
+    """The concept key of each cluster: a reused concept's own, else the next new number."""
+    n = int(np.asarray(labels).max()) + 1 if len(labels) else 0
+    keys, nxt = [], offset
+    for k in range(n):
+        if k in reused:
+            keys.append(reused[k]["key"])
+        else:
+            keys.append(f"topic_{nxt}")
+            nxt += 1
+    return keys
+
+
+def keep_earlier_memberships(members: list[dict], reused: dict[int, dict]) -> list[dict]:
+    """A fact already in a reused concept keeps its membership (prob, key-evidence rank) as the
+    earlier generation wrote it: its row only sets its soft memberships."""
+    if not reused:
+        return members
+    already = {(f, c["uid"]) for c in reused.values() for f in c["facts"]}
+    return [{**m, "concept": None} if (m["fact"], m["concept"]) in already else m for m in members]
+
+
 def concept_rows(
-    ctx: BuildContext, facts: list[dict], vecs: np.ndarray, result: Clustering, offset: int = 0
+    ctx: BuildContext,
+    facts: list[dict],
+    vecs: np.ndarray,
+    result: Clustering,
+    offset: int = 0,
+    keys: list[str] | None = None,
 ) -> list[dict]:
     labels = np.asarray(result.labels)
     n = int(labels.max()) + 1 if len(labels) else 0
@@ -237,7 +338,7 @@ def concept_rows(
         idx = np.nonzero(labels == k)[0]
         centroid = vecs[idx].mean(axis=0)
         central = idx[int(np.argmax(vecs[idx] @ centroid))]
-        key = f"topic_{offset + k}"
+        key = keys[k] if keys is not None else f"topic_{offset + k}"
         rows.append(
             {
                 "uid": content_uid(ctx.domain, key),
@@ -279,9 +380,13 @@ def membership_rows(
     key_evidence: int,
     domain: str,
     offset: int = 0,
+    keys: list[str] | None = None,
 ) -> list[dict]:
-    """IN_CONCEPT rows: prob, and rank for the concept's Key Evidence (most central first)."""
+    """IN_CONCEPT rows: prob, and rank for the concept's Key Evidence (most central first).
+    `keys`: each cluster's concept key (default `topic_{offset + k}`)."""
     labels = np.asarray(result.labels)
+    n = int(labels.max()) + 1 if len(labels) else 0
+    key = keys if keys is not None else [f"topic_{offset + k}" for k in range(n)]
     rows = []
     for k in range(int(labels.max()) + 1 if len(labels) else 0):
         idx = np.nonzero(labels == k)[0]
@@ -292,10 +397,10 @@ def membership_rows(
             rows.append(
                 {
                     "fact": facts[i]["uid"],
-                    "concept": concept_uid(domain, f"topic_{offset + k}"),
+                    "concept": concept_uid(domain, key[k]),
                     "prob": round(float(result.probs[i]), 4),
                     "rank": rank if rank < key_evidence else None,
-                    "soft_keys": [f"topic_{offset + j}" for j, p in enumerate(soft) if p > 0],
+                    "soft_keys": [key[j] for j, p in enumerate(soft) if p > 0],
                     "soft_probs": [p for p in soft if p > 0],
                 }
             )
@@ -308,7 +413,7 @@ def membership_rows(
                     "concept": None,
                     "prob": 0.0,
                     "rank": None,
-                    "soft_keys": [f"topic_{offset + j}" for j, p in enumerate(soft) if p > 0],
+                    "soft_keys": [key[j] for j, p in enumerate(soft) if p > 0],
                     "soft_probs": [p for p in soft if p > 0],
                 }
             )

@@ -73,6 +73,11 @@ def run(ctx: BuildContext) -> StageReport:
         todo = ctx.pending(STAGE, rep, concepts)
         pending = {c["uid"] for c in todo}
         taken = {c["name"].lower() for c in concepts if c["uid"] not in pending and c["name"]}
+        if ctx.generation:  # `--extend`: an earlier generation's names are never given again
+            earlier = ctx.store.query(
+                "pipeline/earlier_concepts", domain=ctx.domain, generation=ctx.generation
+            )
+            taken |= {c["name"].lower() for c in earlier if c["name"]}
         if ctx.llm:
             _run_llm(ctx, rep, todo, taken)
             return rep

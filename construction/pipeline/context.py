@@ -102,6 +102,21 @@ class BuildContext:
             sort_keys=True,
         )
 
+    def earlier_links(self, kind: str) -> set[str]:
+        """`--extend`: the edges (uids, kind RELATES) or candidate pairs ("a|b" keys, kind
+        CANDIDATE) of the domain's earlier generations; a later generation, which reuses their
+        concepts, never writes them again."""
+        if not self.generation:
+            return set()
+        rows = self.store.query(
+            "pipeline/earlier_links", domain=self.domain, generation=self.generation
+        )
+        return {
+            r["uid"] if kind == "RELATES" else f"{r['a']}|{r['b']}"
+            for r in rows
+            if r["kind"] == kind
+        }
+
     def generation_of(self, stage: str) -> int:
         return 0 if stage in SHARED_STAGES else self.generation
 

@@ -129,8 +129,12 @@ def run(ctx: BuildContext) -> StageReport:
             np.asarray(scores.bridge),
         )
         prov = ctx.provenance(STAGE, source="offline: S_ent + S_prox + S_sem")
+        # A pair an earlier generation already holds stays its own (`--extend` reuses concepts).
+        kept = ctx.earlier_links("CANDIDATE")
         rows = []
         for i, j, total in kept_pairs(scores, cfg):
+            if f"{scores.keys[i]}|{scores.keys[j]}" in kept:
+                continue
             s_ent = 5 if shared[i, j] >= 3 else 4 if shared[i, j] >= 1 else 0
             s_prox = 3 if near[i, j] >= 5 else 2 if near[i, j] >= 2 else 1 if near[i, j] else 0
             rows.append(
@@ -159,7 +163,7 @@ def run(ctx: BuildContext) -> StageReport:
                     "pipeline/delete_candidates",
                     {"domain": ctx.domain, "generation": ctx.generation},
                 ),
-                ("pipeline/write_candidates", {"rows": rows}),
+                ("pipeline/write_candidates", {"rows": rows, "generation": ctx.generation}),
             ],
             ["domain"],
             input_hash,

@@ -319,9 +319,11 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
         "cue words, direction from the sentence",
     )
     rows = []
+    kept = ctx.earlier_links("RELATES")  # an earlier generation's edge stays its own
     for ev in edges:
         row = edge_row(ctx, ev.source, ev.label, ev.target, ev.category, ev.text, prov, ev.score)
-        rows.append({**row, "evidence": ev.facts})
+        if row["uid"] not in kept:
+            rows.append({**row, "evidence": ev.facts})
     pairs = {frozenset((e.source, e.target)) for e in edges}
     both = {
         p
@@ -337,7 +339,7 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
         STAGE,
         [
             ("pipeline/delete_relations", {"domain": ctx.domain, "generation": ctx.generation}),
-            ("pipeline/write_relations", {"rows": rows}),
+            ("pipeline/write_relations", {"rows": rows, "generation": ctx.generation}),
         ],
         ["domain"],
         input_hash,
@@ -397,7 +399,11 @@ def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
                 continue
             seen.add((src, label, dst))
             rows.append(edge_row(ctx, src, label, dst, cat, reason, prov))
-        ctx.write_items(STAGE, [("pipeline/write_relations", {"rows": rows})], [pair_item(p)])
+        ctx.write_items(
+            STAGE,
+            [("pipeline/write_relations", {"rows": rows, "generation": ctx.generation})],
+            [pair_item(p)],
+        )
         rep.written += len(rows)
         bar.advance()
 

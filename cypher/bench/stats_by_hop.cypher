@@ -1,7 +1,7 @@
 // Per domain and hop: questions, mean valid/target/distractor paths, and the cover-all baseline
 // (an answer stating every valid path: precision |T|/|V|, recall 1, PAS their harmonic mean).
 MATCH (q:Question)
-WHERE $domain IS NULL OR q.domain = $domain
+WHERE $domains IS NULL OR q.domain IN $domains
 CALL (q) {
   OPTIONAL MATCH (q)-[t:TARGET]->(:Path)
   RETURN count(t) AS targets

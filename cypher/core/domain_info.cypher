@@ -23,10 +23,10 @@ CALL (name) {
 CALL (name) {
   OPTIONAL MATCH (b:Run {kind: 'build', domain: name})
   WITH b ORDER BY b.started_at DESC
-  RETURN head(collect(b {.uid, .status})) AS last_build
+  RETURN head(collect(b {.uid, .status, .version, .generation})) AS last_build
 }
 RETURN name, d IS NOT NULL OR questions > 0 OR size(chunk_uids) > 0 AS exists,
        coalesce(d.imported, false) OR imported_q > 0 AS imported,
        coalesce(d.built, false) OR size(chunk_uids) > 0 AS built,
        questions, imported_q AS imported_questions, chunk_uids, concepts, runs, last_build,
-       coalesce(d.generation, 0) AS generation
+       coalesce(d.generation, 0) AS generation, coalesce(d.import_sources, []) AS import_sources

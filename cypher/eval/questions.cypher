@@ -1,7 +1,8 @@
 // Questions to evaluate, in a stable order, with their valid paths (targets and distractors,
 // in file order; a question's own reasons override the shared path's), focused evidence and the
 // summaries and topic words of every concept its paths pass through, and the domain's stored
-// relation palette (JSON, if any: it says what each label means).
+// relation palette (JSON, if any: it says what each label means); `imported`: the question
+// came from a published file (its provenance), not from `kg build`.
 MATCH (q:Question)
 WHERE ($domains IS NULL OR q.domain IN $domains)
   AND ($hops IS NULL OR q.hop IN $hops)
@@ -26,9 +27,10 @@ CALL (q) {
   UNWIND coalesce(p.concept_keys, []) AS key
   WITH DISTINCT key
   OPTIONAL MATCH (c:Concept {domain: q.domain, key: key})
-  RETURN collect({key: key, summary: c.summary, topic_words: c.topic_words}) AS concepts
+  RETURN collect({key: key, summary: c.summary, name: c.name, topic_words: c.topic_words}) AS concepts
 }
 OPTIONAL MATCH (d:Domain {name: q.domain})
 RETURN q.uid AS uid, q.id AS id, q.domain AS domain, q.theme AS theme, q.text AS text,
        q.hop AS hop, paths, evidence, concepts,
+       coalesce(q.provenance CONTAINS '"stage": "import"', false) AS imported,
        d.palette AS palette

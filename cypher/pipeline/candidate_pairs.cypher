@@ -1,6 +1,6 @@
 // Stage 6 input: the kept candidate pairs with both concepts' names, summaries, key evidence.
 MATCH (a:Concept {domain: $domain})-[p:CANDIDATE]->(b:Concept)
-WHERE coalesce(a.generation, 0) = $generation
+WHERE coalesce(p.generation, a.generation, 0) = $generation
 CALL (a) {
   MATCH (f:Fact)-[r:IN_CONCEPT]->(a)
   WHERE r.rank IS NOT NULL

@@ -1,4 +1,4 @@
 // `--from-stage relations`: remove a domain's labeled edges.
 MATCH (a:Concept {domain: $domain})-[r:RELATES]->(:Concept)
-WHERE coalesce(a.generation, 0) = $generation
+WHERE coalesce(r.generation, a.generation, 0) = $generation
 DELETE r

@@ -6,4 +6,5 @@ WITH f, row
 WHERE row.concept IS NOT NULL
 MATCH (c:Concept {uid: row.concept})
 MERGE (f)-[r:IN_CONCEPT]->(c)
-SET r.prob = row.prob, r.rank = row.rank, r.provenance = $provenance
+SET r.prob = row.prob, r.rank = row.rank, r.provenance = $provenance,
+    r.generation = $generation

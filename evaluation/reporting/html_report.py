@@ -367,9 +367,11 @@ def eval_payload(
         )
     questions, _ = load_questions(store, uids=sorted(wanted), skip_invalid=True)
     concepts: dict[str, dict[str, str | None]] = {}
+    concept_names: dict[str, dict[str, str]] = {}  # what the explorer shows instead of topic_N
     qs = {}
     for q in questions:
         concepts.setdefault(q.domain, {}).update(q.concepts)
+        concept_names.setdefault(q.domain, {}).update(q.concept_names)
         qs[q.uid] = _question_payload(q)
     for per_q in results.values():
         for quid, res in per_q.items():
@@ -386,6 +388,7 @@ def eval_payload(
         "plots": _eval_plots(report) if plots else [],
         "questions": qs,
         "concepts": concepts,
+        "concept_names": concept_names,
         "results": results,
     }
 

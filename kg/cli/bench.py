@@ -14,6 +14,8 @@ import typer
 from rich.table import Table
 
 from kg.cli.console import console, err_console, fail, open_store
+from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
+from kg.domains import Origin
 
 if TYPE_CHECKING:
     from kg.queries.concepts import ConceptHit
@@ -210,15 +212,19 @@ def export_perspectivebench_cmd(
 
 # ---------------------------------------------------------------- stats
 def stats(
-    domain: str | None = DOMAIN_OPTION,
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
     fmt: StatsFmt = typer.Option(StatsFmt.table, "--format"),
 ) -> None:
     """Questions and mean valid/target/distractor paths per domain and hop, plus the cover-all
-    baseline (an answer that states every valid path)."""
+    baseline (an answer that states every valid path); one total per origin (imported, built)."""
+    from kg import domains as kg_domains
     from kg.queries.stats import benchmark_stats
 
     with open_store() as store:
-        rows = benchmark_stats(store, domain)
+        scope = selected(store, domain, origin)
+        origins = {d.name: d.origin for d in kg_domains.all_domains(store)}
+        rows = benchmark_stats(store, scope, origins)
     data = [r.model_dump() for r in rows]
     if fmt is StatsFmt.json:
         _echo_json(data)
@@ -233,19 +239,26 @@ def stats(
     if not rows:
         console.print("no questions in the graph")
         return
-    t = Table(title="PerspectiveBench statistics (cover-all = answer states every valid path)")
+    from rich import box
+
+    t = Table(
+        title="PerspectiveBench statistics",
+        caption="valid/target/distr.: mean paths per question; cover P/R/PAS: the cover-all "
+        "baseline (an answer that states every valid path)",
+        box=box.SIMPLE_HEAD,
+    )
     for col in [
         "domain",
         "hop",
         "questions",
         "valid",
         "target",
-        "distractor",
-        "cover-all P",
-        "cover-all R",
-        "cover-all PAS",
+        "distr.",
+        "cover P",
+        "cover R",
+        "cover PAS",
     ]:
-        t.add_column(col, justify="left" if col == "domain" else "right")
+        t.add_column(col, justify="left" if col == "domain" else "right", no_wrap=True)
     for r in rows:
         style = "bold" if r.hop == "ALL" else None
         t.add_row(
@@ -349,6 +362,7 @@ def paths(
     fmt: Fmt = typer.Option(Fmt.table, "--format"),
 ) -> None:
     """Every simple directed path of 1..max-hops edges from A to B, grouped by label signature."""
+    from kg.queries.concepts import list_concepts, short_name
     from kg.queries.paths import paths_between
 
     with open_store() as store:
@@ -357,6 +371,10 @@ def paths(
         if start.uid == end.uid:
             fail("A and B are the same concept")
         groups = paths_between(store, start.uid, end.uid, max_hops=max_hops)
+        names = {
+            h.key: short_name(h.key, h.name, h.summary)
+            for h in list_concepts(store, domain=start.domain, limit=100000)
+        }
     if fmt is Fmt.json:
         _echo_json(
             {
@@ -374,19 +392,23 @@ def paths(
         return
     n = sum(len(g.paths) for g in groups)
     t = Table(
-        title=f"{n} path(s) {start.domain}/{start.key} -> {end.key} in {len(groups)} "
-        f"label signature(s)",
+        title=f"{n} path(s) in {start.domain} from {names.get(start.key, start.key)} "
+        f"({start.key}) to {names.get(end.key, end.key)} ({end.key}), "
+        f"{len(groups)} label signature(s)",
         show_lines=True,
     )
-    for col in ["label signature", "path", "reasons"]:
-        t.add_column(col, overflow="fold")
+    for col in ["label signature", "path (concepts by name)", "reasons"]:
+        t.add_column(col, overflow="fold", ratio=1)
     for g in groups:
         for i, p in enumerate(g.paths):
-            reasons = "\n".join(
-                f"{k} -{lab}-> : {r or ''}"
-                for k, lab, r in zip(p.keys, p.labels, p.reasons, strict=False)
+            chain = names.get(p.keys[0], p.keys[0]) + "".join(
+                f"\n -{lab}-> {names.get(k, k)}"
+                for lab, k in zip(p.labels, p.keys[1:], strict=False)
             )
-            t.add_row(g.label_signature if i == 0 else "", p.signature, reasons)
+            reasons = "\n".join(
+                f"{lab}: {r or ''}" for lab, r in zip(p.labels, p.reasons, strict=False)
+            )
+            t.add_row(g.label_signature if i == 0 else "", chain, reasons)
     console.print(t)
 
 

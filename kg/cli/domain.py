@@ -16,7 +16,8 @@ domain_app = typer.Typer(
 
 @domain_app.command("list")
 def list_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
-    """Every domain: origin, questions, chunks, concepts, runs that answered its questions."""
+    """Every domain: origin (imported file + sha256, or build + version), questions, chunks,
+    concepts, runs that answered its questions."""
     from rich.table import Table
 
     from kg import domains
@@ -33,6 +34,8 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
                     {
                         "name": d.name,
                         "origin": d.origin,
+                        "source": d.source,
+                        "import_sources": d.import_sources,
                         "questions": d.questions,
                         "imported_questions": d.imported_questions,
                         "chunks": len(d.chunk_uids),
@@ -53,6 +56,7 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
         )
         return
     t = Table("domain", "origin", "questions", "chunks", "concepts", "runs", "last build")
+    t.columns[0].no_wrap = t.columns[1].no_wrap = True
     for d in rows:
         last = status.get(d.last_build["uid"], "") if d.last_build else ""
         t.add_row(
@@ -65,6 +69,17 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
             last,
         )
     console.print(t)
+    # the origin's detail under the table, one line per domain: the table stays 80 columns
+    for d in rows:
+        if d.source:
+            console.print(f"{d.name}: {_short_source(d.source)}", highlight=False)
+
+
+def _short_source(source: str) -> str:
+    """Hashes cut to 12 hex digits on screen (`--json` has them whole)."""
+    import re
+
+    return re.sub(r"sha256:([0-9a-f]{12})[0-9a-f]+", r"sha256:\1…", source)
 
 
 @domain_app.command("delete")

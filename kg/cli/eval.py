@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 import typer
 
 from kg.cli.console import console, fail, open_store
+from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
+from kg.domains import Origin
 
 E = TypeVar("E", bound=Enum)
 
@@ -96,7 +98,8 @@ def run_cmd(
     setting: str = typer.Option("oracle", help="base, oracle, noisy, rag-bm25, rag-dense"),
     strategy: str = typer.Option("plain", help="plain, one-shot, negative"),
     gt: str = typer.Option("evidence", "--gt", help="faithfulness ground truth: evidence, full"),
-    domain: list[str] = typer.Option(None, help="only these domains (repeatable)"),
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
     hop: list[int] = typer.Option(None, help="only these hops (repeatable)"),
     limit: int = typer.Option(None, help="first N questions (by domain, id)"),
     run_id: str = typer.Option(None, help="run id; an existing id resumes that run"),
@@ -140,7 +143,10 @@ def run_cmd(
         10.0, help="PROOF: percent of the selected questions the decoder grid runs on"
     ),
 ) -> None:
-    """Answer the selected questions with a responder, judge every answer, store the run."""
+    """Answer the selected questions with a responder, judge every answer, store the run.
+
+    Without --domain and --origin, only the imported (published) domains are evaluated when
+    the graph holds one: drafts built beside them need --domain NAME or --origin built."""
     from evaluation.judges import OFFLINE_JUDGES
     from evaluation.models import GroundTruth, Setting, Strategy
     from evaluation.responders import OFFLINE_RESPONDERS
@@ -208,7 +214,7 @@ def run_cmd(
         relevancy_n=relevancy_n,
         path_threshold=path_threshold,
         claim_threshold=claim_threshold,
-        domains=domain or None,
+        domains=_eval_domains(domain, origin),
         hops=hop or None,
         limit=limit,
         skip_invalid=skip_invalid,
@@ -221,6 +227,29 @@ def run_cmd(
     _execute(spec)
 
 
+def _eval_domains(domain: list[str] | None, origin: Origin | None) -> list[str] | None:
+    """`kg eval run`'s selection: the named domains/origin, else the imported domains when the
+    graph holds one (said on screen, with the drafts left out), else every domain."""
+    from kg import domains as kg_domains
+
+    with open_store() as store:
+        if domain or origin is not None:
+            return selected(store, domain, origin)
+        default = kg_domains.default_eval_origin(store)
+        if default is None:
+            return None
+        every = kg_domains.all_domains(store)
+    names = [d.name for d in every if d.has_origin(default)]
+    drafts = [d.name for d in every if d.exists and not d.has_origin(default)]
+    if drafts:
+        console.print(
+            f"evaluating the imported domain(s) {', '.join(names)}; drafts left out: "
+            f"{', '.join(drafts)} (name them with --domain NAME or --origin built)",
+            highlight=False,
+        )
+    return names
+
+
 @eval_app.command("judge")
 def judge_cmd(
     run: str = typer.Option(..., "--run", help="the run whose stored answers are judged"),
@@ -231,7 +260,8 @@ def judge_cmd(
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     run_id: str = typer.Option(None, help="id of the judge run (resumes when it exists)"),
     gt: str = typer.Option("evidence", "--gt", help="evidence or full"),
-    domain: list[str] = typer.Option(None, help="only answers to these domains (repeatable)"),
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
     hop: list[int] = typer.Option(None, help="only answers to these hops (repeatable)"),
     limit: int = typer.Option(None, help="the first N answers (by question domain, id)"),
     concurrency: int = typer.Option(8),
@@ -272,7 +302,7 @@ def judge_cmd(
         judge=judge if judge in OFFLINE_JUDGES else "llm",
         judge_llm=j_llm,
         gt=_choice(GroundTruth, gt, "--gt"),
-        domains=domain or None,
+        domains=_scope(domain, origin),
         hops=hop or None,
         limit=limit,
         seed=seed,
@@ -291,6 +321,8 @@ def import_answers_cmd(
         "model, prompt_tokens, completion_tokens",
     ),
     run_id: str = typer.Option(..., "--run-id", help="id of the run that holds the answers"),
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
 ) -> None:
     """Store answers made by another harness as a run, to judge (`kg eval judge`) and report."""
     from evaluation.answer_import import import_answers
@@ -299,13 +331,19 @@ def import_answers_cmd(
     if not file.is_file():
         fail(f"{file}: no such file")
     with open_store() as store:  # a bad line (AnswerFileError) is reported by KGGroup
-        questions, _ = load_questions(store, skip_invalid=True)
+        scope = selected(store, domain, origin)
+        questions, _ = load_questions(store, domains=scope, skip_invalid=True)
         summary = import_answers(store, file, run_id, questions)
     what = "stored" if summary.new_run else "already stored (nothing changed)"
     console.print(
         f"run [bold]{summary.run_id}[/]: {summary.answers} answer(s) {what}; judge "
         f"them: kg eval judge --run {summary.run_id} --judge edge-evidence"
     )
+
+
+def _scope(domain: list[str] | None, origin: Origin | None) -> list[str] | None:
+    with open_store() as store:
+        return selected(store, domain, origin)
 
 
 def _formats(value: str) -> list[str]:
@@ -338,7 +376,8 @@ def report_cmd(
         "(default 50 for runs with --samples > 1)",
     ),
 ) -> None:
-    """Per-hop, overall, per-domain and per-theme tables with bootstrap 95% CIs.
+    """The paper-layout table of the runs and the plots first, then per-hop, overall,
+    per-domain and per-theme-category tables with bootstrap 95% CIs.
 
     Runs with --samples > 1 (or with --top-k-percent) also get the FRS aggregation: all
     samples, first sample, top-K% most confident samples per question."""
@@ -351,12 +390,55 @@ def report_cmd(
         rep = build_report(store, runs, out, _formats(formats), plots, top_k_percent)
         if html is not None:
             _write_html(store, runs, html)
+    if rep.lead is not None:
+        print_paper_table(rep.lead)
     _print_tables(rep.tables.values())
     if out is not None:
         (out / "report.md").write_text(rep.markdown(), encoding="utf-8")
         console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
     if html is not None:
         console.print(f"wrote {html}", highlight=False)
+
+
+def print_paper_table(table: Any, with_ci: bool = False) -> None:
+    """The paper-layout table folded for the terminal: one block per column group."""
+    from rich import box
+    from rich.table import Table
+
+    console.print(table.title, highlight=False, markup=False)
+    for group, head, body in table.terminal_blocks(with_ci):
+        t = Table(title=group or None, box=box.SIMPLE_HEAD, title_justify="left")
+        for i, col in enumerate(head):
+            t.add_column(col, justify="left" if i < 2 else "right", no_wrap=i < 2)
+        for row in body:
+            t.add_row(*row)
+        console.print(t)
+    console.print("* best, + second best (bold and underlined in the written files)")
+
+
+@eval_app.command("table")
+def table_cmd(
+    runs: list[str] = typer.Argument(..., help="run ids (one row each)"),
+    layout: str = typer.Option(
+        "paper",
+        help="paper (Table 2: model x setting by hop), strategies (Table 3), noisy (Table 5), "
+        "rag (Table 7)",
+    ),
+    out: Path = typer.Option(None, help="write the table here as Markdown, CSV and LaTeX"),
+    name: str = typer.Option(None, help="file name without suffix (default table_<layout>)"),
+    ci: bool = typer.Option(False, "--ci", help="bootstrap 95% CIs beside the means"),
+) -> None:
+    """Several runs in one table laid out as the paper's result tables, best and second best
+    marked as the paper marks them; the numbers are the per-run reports'."""
+    from evaluation.paper_tables import Layout, paper_table
+
+    chosen = _choice(Layout, layout, "--layout")
+    with open_store() as store:
+        table = paper_table(store, runs, chosen)
+    print_paper_table(table, ci)
+    if out is not None:
+        files = table.write(out, name or f"table_{chosen.value}", ci)
+        console.print(f"wrote {', '.join(str(f) for f in files)}", highlight=False)
 
 
 def _write_html(store: Any, runs: list[str], path: Path) -> Path:
@@ -528,6 +610,8 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
         "calls (cached)",
         "started",
     )
+    for col in t.columns[1:]:  # fold, never cut, in an 80-column terminal
+        col.overflow = "fold"
     t.columns[0].no_wrap = True
     for r in rows:
         roles = r.get("roles") or {}

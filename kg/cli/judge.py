@@ -10,6 +10,8 @@ from typing import cast
 import typer
 
 from kg.cli.console import console, fail, open_store
+from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
+from kg.domains import Origin
 
 judge_app = typer.Typer(
     help="How far a judge can be trusted: validate it against gold labels.", no_args_is_help=True
@@ -78,12 +80,19 @@ def validate_cmd(
         help="natural (answers as models write them) or constructed (written to state chosen "
         "paths), for lines that declare no `kind`; default: inferred from known style names",
     ),
+    domain: list[str] = DOMAINS_OPTION,
+    origin: Origin = ORIGIN_OPTION,
     fmt: str = typer.Option("table", "--format", help="table or json"),
     store_result: bool = typer.Option(
         True, "--store/--no-store", help="keep the result in the graph for reports"
     ),
 ) -> None:
-    """Run a judge on the gold answers of questions in the graph and report its agreement."""
+    """Run a judge on the gold answers of questions in the graph and report its agreement.
+
+    A gold line names its question by `question_id` (and `domain` when given). Where the id
+    exists in several of the selected domains, the question whose valid paths carry the
+    line's path names is taken, then the imported one (published gold refers to published
+    questions); a line still ambiguous is an error asking for a `domain` field."""
     from evaluation.gold_kinds import GoldKind
     from evaluation.judge_gold import file_hash, first_answers, load_gold
     from evaluation.judge_validation import decide, store_validation, summarize, validation_table
@@ -97,7 +106,9 @@ def validate_cmd(
     if not gold.is_file():
         fail(f"{gold}: no such gold file")
     with open_store() as store:  # a GoldFileError or bad judge setting is reported by KGGroup
-        questions, _ = load_questions(store, skip_invalid=True)
+        questions, _ = load_questions(
+            store, domains=selected(store, domain, origin), skip_invalid=True
+        )
         kind = cast("GoldKind | None", gold_kind)  # checked above
         items = first_answers(load_gold(gold, questions, kind), limit)
         j = make_named_judge(

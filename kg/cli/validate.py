@@ -10,6 +10,8 @@ import typer
 from rich.table import Table
 
 from kg.cli.console import console, fail
+from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
+from kg.domains import Origin
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red"}
 
@@ -24,7 +26,7 @@ def report_tables(report: Any, shown: int = 5) -> list[Table]:
     for col in ("check", "status", "value", "detail"):
         checks.add_column(col, overflow="fold")
     for c in report.checks:
-        detail = c.detail
+        detail = c.detail + (f"\n[dim]convention: {c.convention}[/]" if c.convention else "")
         if c.offending:
             items = "\n".join(f"  - {o}" for o in c.offending[:shown])
             more = f"\n  ... {len(c.offending) - shown} more" if len(c.offending) > shown else ""
@@ -68,24 +70,38 @@ def register(app: typer.Typer) -> None:
 
     @app.command("validate")
     def validate(
-        domain: str = typer.Argument(..., help="the domain to check (built or imported)"),
+        domain: str = typer.Argument(
+            None, help="the domain to check (built or imported); or --domain / --origin"
+        ),
+        domains: list[str] = DOMAINS_OPTION,
+        origin: Origin = ORIGIN_OPTION,
         fmt: str = typer.Option("table", "--format", help="table or json"),
     ) -> None:
         """Check that a domain's benchmark is one an author would keep (structure, grounding,
-        naming, duplicates, hop distribution); exit 1 when a check fails."""
+        naming, duplicates, hop distribution); exit 1 when a check fails. Each check names the
+        published convention it follows (docs/perspectivebench.md)."""
         if fmt not in ("table", "json"):
             fail(f"--format {fmt!r}: use table or json")
         from construction.quality.validate import DomainNotFound, validate_domain
+        from kg import domains as kg_domains
         from kg.store import Store
 
+        names = ([domain] if domain else []) + list(domains or [])
         with Store() as store:
+            scope = selected(store, names, origin) or [
+                d.name for d in kg_domains.select(store) if d.questions or d.concepts
+            ]
+            if not scope:
+                fail("no domain in the graph: import or build one first")
             try:
-                report = validate_domain(store, domain)
+                reports = [validate_domain(store, name) for name in scope]
             except DomainNotFound as exc:
                 fail(str(exc))
         if fmt == "json":
-            console.print_json(json.dumps(report.model_dump()))
+            data = [r.model_dump() for r in reports]
+            console.print_json(json.dumps(data[0] if len(data) == 1 else data))
         else:
-            print_report(report)
-        if report.status == "fail":
+            for report in reports:
+                print_report(report)
+        if any(r.status == "fail" for r in reports):
             raise typer.Exit(1)

@@ -19,10 +19,25 @@ class ConceptHit(BaseModel):
     domain: str
     key: str
     summary: str | None = None
+    name: str | None = None  # a build's concept name (an imported concept has none)
     score: float = 1.0
     out_edges: int = 0
     in_edges: int = 0
     questions: int = 0
+
+
+def short_name(key: str, name: str | None, summary: str | None, limit: int = 48) -> str:
+    """What a person reads for a concept: its name, else the start of its summary cut at a
+    word (an imported benchmark names concepts by key and summary only), else its key."""
+    if name and name.strip():
+        return " ".join(name.split())
+    text = " ".join((summary or "").split())
+    if not text:
+        return key
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:.")
+    return cut + "…"
 
 
 class ConceptMatch(BaseModel):

@@ -3,6 +3,8 @@
 Cover-all baseline (PerspectiveBench paper, table 15): an answer that states every valid path, so
 A = V: precision |T|/|V|, recall 1, PAS their harmonic mean; per question, then averaged.
 Totals are question-weighted means over the per-hop rows (the same as a mean over questions).
+The grand total is one per origin ("ALL imported", "ALL built"): published data and drafts built
+beside it are never averaged together.
 """
 
 from __future__ import annotations
@@ -42,9 +44,17 @@ def _total(domain: str, rows: list[StatsRow]) -> StatsRow:
     return StatsRow(domain=domain, hop=ALL, questions=n, **means)
 
 
-def benchmark_stats(store: Store, domain: str | None = None) -> list[StatsRow]:
-    """Rows per (domain, hop), then a total per domain, then the grand total (domain "ALL")."""
-    rows = [StatsRow(**r) for r in store.read("bench/stats_by_hop", domain=domain)]
+def benchmark_stats(
+    store: Store,
+    domains: str | list[str] | None = None,
+    origins: dict[str, str] | None = None,
+) -> list[StatsRow]:
+    """Rows per (domain, hop), then a total per domain, then a grand total per origin
+    (domain "ALL imported", "ALL built", ... from `origins`: domain -> origin), or one
+    "ALL" when `origins` is not given or every domain shares one origin."""
+    if isinstance(domains, str):
+        domains = [domains]
+    rows = [StatsRow(**r) for r in store.read("bench/stats_by_hop", domains=domains)]
     if not rows:
         return []
     out: list[StatsRow] = []
@@ -52,5 +62,15 @@ def benchmark_stats(store: Store, domain: str | None = None) -> list[StatsRow]:
         mine = [r for r in rows if r.domain == dom]
         out.extend(mine)
         out.append(_total(dom, mine))
-    out.append(_total(ALL, rows))
+    origin_of = origins or {}
+    groups = sorted({origin_of.get(r.domain, "") for r in rows})
+    if len(groups) <= 1:
+        out.append(_total(ALL, rows))
+    else:
+        for g in groups:
+            out.append(
+                _total(
+                    f"{ALL} {g or 'other'}", [r for r in rows if origin_of.get(r.domain, "") == g]
+                )
+            )
     return out

@@ -14,7 +14,7 @@ from browser import in_ci, missing, start_chromium
 from llm_server import ANSWER_MARKER, LLMTestServer
 from typer.testing import CliRunner
 
-from evaluation.aggregate import by_field, by_hop
+from evaluation.aggregate import by_field, by_hop, by_theme
 from evaluation.models import Setting
 from evaluation.reporting.html_report import eval_payload, outcome, write_html
 from evaluation.runner import execute
@@ -24,6 +24,7 @@ from evaluation.spec import RunSpec
 from evaluation.tokens import split_sentences
 from kg.cli.main import app
 from kg.store import _password
+from kg.themes import question_themes
 
 pytestmark = pytest.mark.integration
 
@@ -153,8 +154,11 @@ def test_tables_show_the_runs_figures(driver, runs, tmp_path):
         for i, r in enumerate(expected.rows):
             shown = _cells(driver, f"{rid}_by_hop", i)
             assert shown == [expected.cell(r, c) for c in expected.columns]
-        for field in ("domain", "theme"):
-            t = by_field(scores, field, "x")
+        themes = question_themes(store, [s.question for s in scores])
+        for field, t in (
+            ("domain", by_field(scores, "domain", "x")),
+            ("theme", by_theme(scores, themes, "x")),
+        ):
             assert len(t.rows) > 0
             for i, r in enumerate(t.rows):
                 assert _cells(driver, f"{rid}_by_{field}", i) == [t.cell(r, c) for c in t.columns]
@@ -239,7 +243,9 @@ def test_filter_sort_and_question_view(driver, runs, tmp_path):
     assert len(chains) == len(q_rows["paths"])
     concepts = detail.find_elements("css selector", ".path.target .concept")
     summaries = {c["key"]: c["summary"] for c in q_rows["concepts"]}
-    assert concepts and all(summaries[c.text] in c.get_attribute("title") for c in concepts)
+    assert concepts and all(
+        summaries[c.get_attribute("data-concept")] in c.get_attribute("title") for c in concepts
+    )
     labels = [e.text for e in detail.find_elements("css selector", ".path.target .lab")]
     target_path = next(p for p in q_rows["paths"] if p["target"])
     assert all(lab in labels for lab in target_path["labels"])

@@ -250,10 +250,16 @@
       return key + (s ? " — " + s : " (no summary)");
     }
 
+    // a concept's name (or the start of its summary) where a person reads, its key on hover
+    function conceptName(domain, key) {
+      return ((D.concept_names || {})[domain] || {})[key] || key;
+    }
+
     function chain(q, p, verdict) {
       var c = el("div", { "class": "chain", "data-path": p.uid });
       p.keys.forEach(function (k, i) {
-        add(c, el("span", { "class": "concept", text: k, title: conceptTitle(q.domain, k),
+        add(c, el("span", { "class": "concept", text: conceptName(q.domain, k),
+          title: conceptTitle(q.domain, k),
           "data-concept": k }));
         if (i < p.labels.length) {
           var ok = verdict && verdict.edges[i];

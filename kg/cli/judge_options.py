@@ -15,7 +15,6 @@ def judge_votes_option() -> Any:
     return typer.Option(
         1,
         "--judge-votes",
-        min=1,
         help="LLM judge: ask each checklist N times (temperature above 0, each vote with its "
         "own path order) and take the majority; ties count as absent (use an odd N); the "
         "judge's self-agreement (Fleiss' kappa) is reported",
@@ -33,6 +32,8 @@ def judge_granularity_option() -> Any:
 
 def check_judge_options(judge: str, votes: int, granularity: str, offline: bool) -> None:
     """Votes and granularity are options of an LLM judge: refused for an offline one."""
+    if votes < 1:
+        fail(f"--judge-votes: at least 1 (got {votes})")
     if granularity not in GRANULARITIES:
         fail(f"--judge-granularity {granularity!r}: choose one of {', '.join(GRANULARITIES)}")
     if offline and (votes != 1 or granularity != "answer"):

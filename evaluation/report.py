@@ -11,6 +11,7 @@ from evaluation.aggregate import METRICS, by_field, by_hop
 from evaluation.consistency import consistency_tables
 from evaluation.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
 from evaluation.judge_validation import latest_validations, trust_line
+from evaluation.judges.votes import SelfAgreement
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
 from evaluation.scoring import QuestionScore, run_scores
@@ -97,6 +98,7 @@ def build_report(
         validation = validations.get(str(run.get("judge") or ""))
         extra = (
             [trust_line(run.get("judge"), validation)]
+            + [a.line() for a in [SelfAgreement.stored(run.get("judge_self_agreement"))] if a]
             + _baseline_note(run)
             + [
                 f"Tokens counted by: {', '.join(sorted({s.tokens_source or '?' for s in scores}))};"

@@ -43,6 +43,13 @@ class SelfAgreement(BaseModel):
     ties: int = 0  # decisions a tie resolved (to absent)
     failed_votes: int = 0  # votes that gave no verdict on a path (not counted as votes)
 
+    @classmethod
+    def stored(cls, value: object) -> SelfAgreement | None:
+        """The self-agreement a run stored (JSON text), or None (no voting judge)."""
+        if isinstance(value, str):
+            return cls.model_validate_json(value)
+        return cls.model_validate(value) if isinstance(value, dict) else None
+
     def line(self) -> str:
         """One line for tables and reports."""
         if not self.decisions:

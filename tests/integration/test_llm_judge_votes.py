@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from evaluation.judge_validation import latest_validations
 from evaluation.judges.votes import SelfAgreement, self_agreement
+from evaluation.report import build_report
 from evaluation.runs import get_run
 from kg.cli.main import app
 
@@ -89,6 +90,8 @@ def test_eval_run_with_votes_stores_votes_and_self_agreement(kg, store, llm_serv
     assert all(r["present"] == (sum(r["votes"]) >= 2) for r in rows)  # the majority is scored
     assert stored == self_agreement([r["votes"] for r in rows], 3)
     assert stored.decisions == len(rows) and stored.unanimous < len(rows)
+    report = build_report(store, ["votes-run"], out_dir=None, plots=False)
+    assert stored.line() in report.tables["votes-run_by_hop"].notes
 
 
 def test_validate_a_voting_per_path_judge(kg, store, llm_server):

@@ -204,3 +204,32 @@ def test_votes_and_granularity_are_checked(llm_server):
     with pytest.raises(ValueError, match="granularity"):
         LLMJudge(client, granularity="sentence")  # type: ignore[arg-type]
     assert llm_server.calls == 0
+
+
+def test_validation_leaves_failed_judgements_out_and_counts_them(llm_server):
+    from evaluation.judge_gold import GoldAnswer
+    from evaluation.judge_validation import decide, summarize, validation_table
+
+    llm_server.add_rule(match=PATHS_MARKER, reply=lambda b: _scripted(b, {(0, 3), (1, 3)}))
+    q = _question()
+    for i, p in enumerate(q.paths):
+        p.name = f"n{i}"
+    gold = GoldAnswer(
+        answer_id="a1",
+        question=q,
+        style="base",
+        answer=ANSWER,
+        present={f"n{i}": bool(TABLE[i][0]) for i in TABLE},
+        line=1,
+    )
+    judge = _judge(llm_server, votes=2)
+    decisions, errors = decide(judge, [gold])
+    assert errors == [] and decisions[0].failed == ["n3"]
+    assert "n3" not in decisions[0].judge and "n3" not in decisions[0].gold
+    v = summarize(judge.name, decisions, "gold.jsonl", "0" * 64, errors, votes=2)
+    assert v.failed_paths == 1 and v.overall.paths == len(q.paths) - 1
+    assert v.self_agreement is not None and v.self_agreement.votes == 2
+    assert v.self_agreement.decisions == len(q.paths) - 1
+    notes = validation_table(v).notes
+    assert any("1 path judgement(s) failed" in n for n in notes)
+    assert v.self_agreement.line() in notes

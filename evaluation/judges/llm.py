@@ -144,9 +144,14 @@ def _id_order(pid: str) -> int:
     return int(pid[1:]) if pid[1:].isdigit() else 0
 
 
+def _verdict_id(v: PathJudgement, ids: list[str]) -> str:
+    """The path id a verdict names; a verdict naming none answers a one-path checklist."""
+    return v.path_id.strip() or (ids[0] if len(ids) == 1 else "")
+
+
 def _missing_check(expected: set[str]):
     def check(reply: PathChecklistReply) -> None:
-        given = {v.path_id.strip() for v in reply.verdicts}
+        given = {_verdict_id(v, sorted(expected)) for v in reply.verdicts}
         missing = sorted(expected - given, key=_id_order)
         if missing:
             raise ValueError(
@@ -165,7 +170,7 @@ def map_path_verdicts(
     by_id = dict(ids)
     out: dict[str, PathJudgement] = {}
     for v in reply.verdicts:
-        pid = v.path_id.strip()
+        pid = _verdict_id(v, list(by_id))
         path = by_id.get(pid)
         if path is None:
             result.rejected += 1

@@ -6,9 +6,15 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from evaluation.judges.base import shuffled_paths
-from evaluation.judges.llm import PathChecklistReply, checklist_schema, judge_name
+from evaluation.judges.llm import (
+    PathChecklistReply,
+    _missing_check,
+    checklist_schema,
+    judge_name,
+    map_path_verdicts,
+)
 from evaluation.judges.votes import edge_majority, majority, self_agreement
-from evaluation.models import EvalPath, EvalQuestion
+from evaluation.models import EvalPath, EvalQuestion, JudgeResult
 from kg.llm import parse_reply
 
 
@@ -42,9 +48,13 @@ def test_replies_of_servers_that_ignore_the_schema_are_parsed(reply):
     assert [(v.path_id, v.present) for v in parsed.verdicts] == [("P1", True), ("P2", False)]
 
 
-def test_one_bare_verdict_is_a_checklist_of_one():
+def test_one_bare_verdict_answers_a_checklist_of_one():
     parsed = parse_reply('{"reason": "r", "present": true}', PathChecklistReply)
     assert isinstance(parsed, PathChecklistReply) and parsed.verdicts[0].present
+    q = _q(1)
+    ids = shuffled_paths(q, 0)
+    _missing_check({"P1"})(parsed)  # no id named: the one path of the checklist
+    assert list(map_path_verdicts(ids, parsed, JudgeResult(verdicts=[]))) == ["u0"]
 
 
 def test_the_schema_requires_every_path_id_with_one_boolean_per_edge():

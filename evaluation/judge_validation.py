@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from evaluation.gold_kinds import KINDS, file_kind
 from evaluation.judge_gold import GoldAnswer
 from evaluation.judges.base import Judge
+from evaluation.judges.votes import SelfAgreement, self_agreement
 from evaluation.metrics import path_scores
 from evaluation.models import JudgeResult
 from evaluation.reporting import CI, Table, bootstrap_cis
@@ -44,6 +45,12 @@ class AnswerDecisions(BaseModel):
     judge: dict[str, bool]  # path name -> judged present
     gold: dict[str, bool]
     targets: list[str]
+    # paths the judge gave no verdict on: left out of `judge`, `gold` and `targets` (the
+    # answer's figures are over the paths it did judge), counted as failed judgements
+    failed: list[str] = Field(default_factory=list)
+    votes: dict[str, list[bool]] = Field(default_factory=dict)  # a voting judge's votes
+    vote_ties: int = 0
+    failed_votes: int = 0
 
 
 class GroupStats(BaseModel):
@@ -87,6 +94,8 @@ class Validation(BaseModel):
     style_kinds: dict[str, str] = Field(default_factory=dict)
     by_hop: list[GroupStats] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
+    failed_paths: int = 0  # path judgements that failed (no verdict), left out of the figures
+    self_agreement: SelfAgreement | None = None  # a voting judge (`--judge-votes N`)
 
     @property
     def uid(self) -> str:
@@ -132,9 +141,10 @@ async def _decide(
             done += 1
             if progress:
                 progress(done, len(items))
-        by_uid = {v.path_uid: v.present for v in result.verdicts}
         names = {p.uid: p.name for p in g.question.paths if p.name}
-        decided = {names[u]: present for u, present in by_uid.items() if u in names}
+        decided = {names[v.path_uid]: v.present for v in result.verdicts if v.path_uid in names}
+        failed = sorted(names[u] for u in result.failed_paths if u in names)
+        kept = [k for k in g.present if k not in failed]
         return AnswerDecisions(
             answer_id=g.answer_id,
             style=g.style,
@@ -142,9 +152,13 @@ async def _decide(
             setting=g.setting,
             words=word_count(g.answer),
             hop=g.hop,
-            judge={k: decided.get(k, False) for k in g.present},
-            gold=dict(g.present),
-            targets=[p.name for p in g.question.paths if p.target and p.name],
+            judge={k: decided.get(k, False) for k in kept},
+            gold={k: g.present[k] for k in kept},
+            targets=[p.name for p in g.question.paths if p.target and p.name in kept],
+            failed=failed,
+            votes={names[v.path_uid]: v.votes for v in result.verdicts if v.votes},
+            vote_ties=result.vote_ties,
+            failed_votes=result.failed_votes,
         )
 
     try:
@@ -282,10 +296,13 @@ def summarize(
     gold_hash: str,
     errors: list[str] | None = None,
     seed: int = 0,
+    votes: int | None = None,
 ) -> Validation:
+    """`votes`: samples a voting judge asked per decision (default: the most any path got)."""
     styles = sorted({d.style for d in ds})
     hops = sorted({d.hop for d in ds})
     kinds = [k for k in KINDS if any(d.kind == k for d in ds)]
+    votes = votes or max((len(v) for d in ds for v in d.votes.values()), default=1)
     return Validation(
         judge=judge_name,
         gold_file=str(gold_file),
@@ -301,6 +318,17 @@ def summarize(
         style_kinds={d.style: d.kind for d in ds},
         by_hop=[group_stats(f"{h}-hop", [d for d in ds if d.hop == h], seed) for h in hops],
         errors=list(errors or []),
+        failed_paths=sum(len(d.failed) for d in ds),
+        self_agreement=(
+            self_agreement(
+                [v for d in ds for v in d.votes.values()],
+                votes,
+                ties=sum(d.vote_ties for d in ds),
+                failed_votes=sum(d.failed_votes for d in ds),
+            )
+            if votes > 1
+            else None
+        ),
     )
 
 
@@ -353,6 +381,13 @@ def validation_table(v: Validation) -> Table:
     ]
     if v.errors:
         notes.append(f"{len(v.errors)} answer(s) the judge failed on are left out")
+    if v.failed_paths:
+        notes.append(
+            f"{v.failed_paths} path judgement(s) failed (the judge gave no verdict) and are "
+            "left out"
+        )
+    if v.self_agreement is not None:
+        notes.append(v.self_agreement.line())
     return Table(
         title=f"judge validation: {v.judge}",
         columns=cols,
@@ -388,6 +423,10 @@ def store_validation(store: Store, v: Validation) -> None:
             "failed": len(v.errors),
             "gold_kind": v.gold_kind,
             **_kind_props(v),
+            "failed_paths": v.failed_paths,
+            "self_agreement": (
+                v.self_agreement.fleiss_kappa if v.self_agreement is not None else None
+            ),
             "summary": v.model_dump_json(),
         },
     )

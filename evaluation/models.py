@@ -142,6 +142,8 @@ class PathVerdict(BaseModel):
     # per edge, the index of the answer sentence (split_sentences) the judge matched to it;
     # empty when the judge does not report spans (the LLM judge)
     edge_sentences: list[int] = Field(default_factory=list)
+    # a voting LLM judge (`--judge-votes N`): each valid vote's "present", in vote order
+    votes: list[bool] = Field(default_factory=list)
 
 
 class ClaimResult(BaseModel):
@@ -161,6 +163,12 @@ class JudgeResult(BaseModel):
     rejected_sources: int = 0  # "supported" claims citing no known ground-truth sentence
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # paths the judge gave no usable verdict on (every vote and the repair request failed):
+    # a failed judgement, never read as "absent"; `failures` says why, per path
+    failed_paths: list[str] = Field(default_factory=list)
+    failures: list[str] = Field(default_factory=list)
+    vote_ties: int = 0  # path decisions a tie of the votes resolved (to absent)
+    failed_votes: int = 0  # votes that gave no verdict on a path (other votes decided it)
 
 
 class QuestionResult(BaseModel):

@@ -11,6 +11,7 @@ from evaluation.aggregate import DIGITS, METRICS, by_field, by_hop, by_theme
 from evaluation.consistency import consistency_tables
 from evaluation.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
 from evaluation.judge_trust import JudgeTrust, judge_trusts, run_answer_words
+from evaluation.judges.votes import SelfAgreement
 from evaluation.paper_tables import Layout, PaperTable, build_table, result_of
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
@@ -117,6 +118,7 @@ def build_report(
         report.warnings[rid] = trust.warnings(run_answer_words(store, rid), run.get("setting"))
         extra = (
             [trust.line()]
+            + [a.line() for a in [SelfAgreement.stored(run.get("judge_self_agreement"))] if a]
             + report.warnings[rid]
             + _baseline_note(run)
             + [

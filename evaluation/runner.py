@@ -18,6 +18,8 @@ from pydantic import BaseModel, Field
 from evaluation import decoders, formulations, run_history, runs
 from evaluation.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
+from evaluation.judges.llm import JudgementFailed
+from evaluation.judges.votes import SelfAgreement
 from evaluation.models import AnswerResult, AnswerVariant, EvalQuestion, Fact, QuestionResult
 from evaluation.perturbations import CONTEXT_PROMPTS, Perturbation, build_perturbations
 from evaluation.prompting import prompt_hashes
@@ -57,6 +59,7 @@ class RunSummary(BaseModel):
     calls: int = 0
     cached_calls: int = 0
     truncated: int = 0  # replies cut by max_tokens (finish_reason "length")
+    judge_self_agreement: SelfAgreement | None = None  # a voting LLM judge, whole run
     elapsed_s: float = 0.0
     setup_s: float = 0.0  # reading questions, building contexts, opening the run
 
@@ -68,7 +71,13 @@ def make_judge(spec: RunSpec, client: LLMClient | None) -> Judge:
         return EdgeEvidenceJudge(claim_threshold=spec.claim_threshold)
     if client is None:
         raise EvalInputError("an LLM judge needs --judge-model")
-    return LLMJudge(client, relevancy_n=spec.relevancy_n, seed=spec.seed)
+    return LLMJudge(
+        client,
+        relevancy_n=spec.relevancy_n,
+        seed=spec.seed,
+        votes=spec.judge_votes,
+        granularity=spec.judge_granularity,
+    )
 
 
 class _Pipeline:
@@ -159,6 +168,8 @@ class _Pipeline:
                 await self.judge_answered()
             return
         judged = await self.judge.judge(q, text, gt)
+        if judged.failed_paths:  # no verdict is not "absent": the answer is not scored
+            raise JudgementFailed("; ".join(judged.failures))
         self.buffer.append(
             QuestionResult(question=q, answer_uid=a_uid, answer=answer, judged=judged)
         )
@@ -450,7 +461,12 @@ def _execute_leased(
         RunStatus.interrupted if pipe.stopped else RunStatus.partial if failed else RunStatus.done
     )
     errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
-    runs.finish_run(store, run_id, status, errors, failed)
+    agreement = (
+        runs.judge_self_agreement(store, run_id, spec.judge_votes)
+        if spec.judge == "llm" and spec.judge_votes > 1
+        else None
+    )
+    runs.finish_run(store, run_id, status, errors, failed, agreement)
     run_history.record_session(
         store,
         run_id,
@@ -470,6 +486,7 @@ def _execute_leased(
         calls=sum(c.ledger.calls for c in clients),
         cached_calls=sum(c.ledger.cached for c in clients),
         truncated=sum(c.ledger.truncated for c in clients),
+        judge_self_agreement=agreement,
         elapsed_s=time.perf_counter() - started,
         setup_s=setup_s,
     )

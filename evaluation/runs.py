@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, overload
 
+from evaluation.judges.votes import SelfAgreement, self_agreement
 from evaluation.models import AnswerResult, AnswerVariant, QuestionResult
 from evaluation.questions import EvalInputError
 from kg import runs as kg_runs
@@ -49,8 +50,30 @@ def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None)
     return kg_runs.start_run(store, uid, props.get("kind", "eval"), fields, source=source)
 
 
-def finish_run(store: Store, uid: str, status: RunStatus, errors: list[str], failed: int) -> dict:
-    return kg_runs.finish_run(store, uid, status, {"errors": errors[:50], "failed": failed})
+def finish_run(
+    store: Store,
+    uid: str,
+    status: RunStatus,
+    errors: list[str],
+    failed: int,
+    self_agreement: SelfAgreement | None = None,
+) -> dict:
+    props: dict[str, Any] = {"errors": errors[:50], "failed": failed}
+    if self_agreement is not None:
+        props["judge_self_agreement"] = self_agreement.model_dump_json()
+    return kg_runs.finish_run(store, uid, status, props)
+
+
+def judge_self_agreement(store: Store, uid: str, votes: int) -> SelfAgreement:
+    """A voting judge's agreement with itself over every verdict the run stored (all
+    sessions of a resumed run), with its ties and failed votes."""
+    row = store.query("eval/run_judge_votes", uid=uid)[0]
+    return self_agreement(
+        [v for answer in row["per_answer"] for v in answer],
+        votes,
+        ties=row["ties"] or 0,
+        failed_votes=row["failed_votes"] or 0,
+    )
 
 
 def done_answers(store: Store, uid: str) -> set[str]:
@@ -95,6 +118,7 @@ def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str,
                     "edges_present": v.edges_present,
                     "edge_sentences": v.edge_sentences,
                     "reason": v.reason,
+                    "votes": v.votes,
                 }
             )
         for i, c in enumerate(j.claims):
@@ -119,6 +143,8 @@ def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str,
                     "relevancy_method": j.relevancy_method,
                     "rejected": j.rejected,
                     "duplicates": j.duplicates,
+                    "vote_ties": j.vote_ties,
+                    "failed_votes": j.failed_votes,
                     "rejected_sources": j.rejected_sources,
                     "judge_prompt_tokens": j.prompt_tokens,
                     "judge_completion_tokens": j.completion_tokens,

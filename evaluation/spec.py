@@ -28,6 +28,10 @@ class RunSpec(BaseModel):
     responder_llm: LLMConfig | None = None
     judge: Literal["llm", "embedding", "edge-evidence"] = "edge-evidence"
     judge_llm: LLMConfig | None = None
+    # LLM judge: samples per checklist call (majority; self-agreement reported) and whether
+    # one call judges all of an answer's paths ("answer") or one path ("path")
+    judge_votes: int = Field(default=1, ge=1)
+    judge_granularity: Literal["answer", "path"] = "answer"
     setting: Setting = Setting.oracle
     strategy: Strategy = Strategy.plain
     gt: GroundTruth = GroundTruth.evidence
@@ -83,6 +87,10 @@ class RunSpec(BaseModel):
         # absent for one sample: the ids of runs without samples stay what they were
         if self.samples != 1:
             out["samples"] = self.samples
+        if self.judge == "llm" and self.judge_votes != 1:
+            out["judge_votes"] = self.judge_votes
+        if self.judge == "llm" and self.judge_granularity != "answer":
+            out["judge_granularity"] = self.judge_granularity
         if self.contexts:
             out["contexts"] = self.contexts
         if self.formulations:

@@ -1,14 +1,30 @@
-"""The LLM judge: path checklist (PAS), claim-level faithfulness, answer relevancy."""
+"""The LLM judge: path checklist (PAS), claim-level faithfulness, answer relevancy.
+
+The path checklist: the judge model gets the question, the answer, the concepts' summaries and
+the paths under neutral ids in a seeded shuffled order, and replies with one verdict per path
+in a JSON object whose schema names every id of the checklist (sent as the request's
+`response_format`, so a server that constrains decoding by the schema cannot leave a path out).
+Replies from servers that ignore the schema are parsed leniently (a list of verdicts, one bare
+verdict, `{"P1": true}`). A path the reply gives no verdict on, even after the one repair
+request, is a failed judgement: listed in `JudgeResult.failed_paths`, never read as absent.
+
+Granularity `answer` asks one call for all paths; `path` one call per path (small models lose
+track of long checklists). `votes` > 1 asks each call N times at a temperature above zero, each
+vote with its own path order, and takes the majority (evaluation/judges/votes.py).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import re
+from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from evaluation.judges.base import shuffled_paths
 from evaluation.judges.vectors import embed
+from evaluation.judges.votes import edge_majority, majority
 from evaluation.models import (
     ClaimResult,
     EvalPath,
@@ -18,19 +34,58 @@ from evaluation.models import (
     PathVerdict,
 )
 from evaluation.prompting import JUDGE_PROMPTS
-from kg.llm import LLMClient
+from kg.llm import LLMClient, StructuredOutputError, parse_reply
 from kg.prompt_files import load_prompt
+
+Granularity = Literal["answer", "path"]
+GRANULARITIES: tuple[str, ...] = ("answer", "path")
+# Votes need samples that can differ: the judge's own temperature when it is above zero,
+# else this one.
+VOTE_TEMPERATURE = 0.7
+REASON_MAX_CHARS = 300  # in the schema: a small model's reason cannot ramble to max_tokens
+_PATH_ID = re.compile(r"^P\d+$")
+
+
+class JudgementFailed(StructuredOutputError):
+    """The judge gave no usable verdict on some paths of an answer (after every vote and the
+    repair request): the answer is not scored (counted as failed, resumable)."""
 
 
 class PathJudgement(BaseModel):
-    path_id: str
+    path_id: str = ""
+    reason: str = ""
     edges_present: list[bool] = Field(default_factory=list)
     present: bool
-    reason: str = ""
 
 
 class PathChecklistReply(BaseModel):
     verdicts: list[PathJudgement]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _other_shapes(cls, data: Any) -> Any:
+        """The requested shape `{"P1": {...}, "P2": {...}}`, and what servers that ignore the
+        schema send instead: `{"verdicts": [...]}`, a bare list of verdicts, one verdict
+        object, or `{"P1": true}`."""
+        if isinstance(data, list):
+            return {"verdicts": data}
+        if not isinstance(data, dict):
+            return data
+        if isinstance(data.get("verdicts"), dict):
+            data = data["verdicts"]
+        elif "verdicts" in data:
+            return data
+        if "present" in data:  # one bare verdict (per-path calls)
+            return {"verdicts": [data]}
+        keyed = {str(k).strip(): v for k, v in data.items() if _PATH_ID.match(str(k).strip())}
+        if keyed:
+            return {
+                "verdicts": [
+                    {"path_id": k, **v} if isinstance(v, dict) else {"path_id": k, "present": v}
+                    for k, v in keyed.items()
+                ]
+            }
+        return data
 
 
 class ClaimJudgement(BaseModel):
@@ -47,6 +102,35 @@ class RelevancyReply(BaseModel):
     questions: list[str]
 
 
+def checklist_schema(ids: list[tuple[str, EvalPath]]) -> dict[str, Any]:
+    """The JSON schema of one checklist reply: an object with one required verdict per path id
+    (reason first, so the model explains before it decides; one boolean per edge)."""
+
+    def verdict(p: EvalPath) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {
+                "reason": {"type": "string", "maxLength": REASON_MAX_CHARS},
+                "edges_present": {
+                    "type": "array",
+                    "items": {"type": "boolean"},
+                    "minItems": p.hops,
+                    "maxItems": p.hops,
+                },
+                "present": {"type": "boolean"},
+            },
+            "required": ["reason", "edges_present", "present"],
+            "additionalProperties": False,
+        }
+
+    return {
+        "type": "object",
+        "properties": {pid: verdict(p) for pid, p in ids},
+        "required": [pid for pid, _ in ids],
+        "additionalProperties": False,
+    }
+
+
 def _render_paths(ids: list[tuple[str, EvalPath]]) -> str:
     lines = []
     for pid, p in ids:
@@ -56,10 +140,19 @@ def _render_paths(ids: list[tuple[str, EvalPath]]) -> str:
     return "\n".join(lines)
 
 
+def _id_order(pid: str) -> int:
+    return int(pid[1:]) if pid[1:].isdigit() else 0
+
+
+def _verdict_id(v: PathJudgement, ids: list[str]) -> str:
+    """The path id a verdict names; a verdict naming none answers a one-path checklist."""
+    return v.path_id.strip() or (ids[0] if len(ids) == 1 else "")
+
+
 def _missing_check(expected: set[str]):
     def check(reply: PathChecklistReply) -> None:
-        given = {v.path_id.strip() for v in reply.verdicts}
-        missing = sorted(expected - given, key=lambda s: int(s[1:]) if s[1:].isdigit() else 0)
+        given = {_verdict_id(v, sorted(expected)) for v in reply.verdicts}
+        missing = sorted(expected - given, key=_id_order)
         if missing:
             raise ValueError(
                 f"the reply has no verdict for path(s) {', '.join(missing)}: "
@@ -71,34 +164,50 @@ def _missing_check(expected: set[str]):
 
 def map_path_verdicts(
     ids: list[tuple[str, EvalPath]], reply: PathChecklistReply, result: JudgeResult
-) -> None:
-    """Judge ids -> path verdicts; unknown ids rejected, duplicates counted (first kept)."""
+) -> dict[str, PathJudgement]:
+    """Judge ids -> the reply's verdict per path uid; unknown ids rejected, duplicates counted
+    (first kept). Paths the reply leaves out are absent from the mapping (failed, not absent)."""
     by_id = dict(ids)
-    seen: set[str] = set()
+    out: dict[str, PathJudgement] = {}
     for v in reply.verdicts:
-        pid = v.path_id.strip()
+        pid = _verdict_id(v, list(by_id))
         path = by_id.get(pid)
         if path is None:
             result.rejected += 1
             continue
-        if pid in seen:
+        if path.uid in out:
             result.duplicates += 1
             continue
-        seen.add(pid)
-        edges = (list(v.edges_present) + [v.present] * path.hops)[: path.hops]
-        partial = 1.0 if v.present else sum(edges) / path.hops
-        result.verdicts.append(
-            PathVerdict(
-                path_uid=path.uid,
-                present=v.present,
-                partial=partial,
-                reason=v.reason,
-                edges_present=edges,
-            )
-        )
-    missing = [pid for pid, _ in ids if pid not in seen]
-    if missing:  # the client's check makes this unreachable unless called directly
-        raise ValueError(f"judge reply missing paths {missing}")
+        out[path.uid] = v
+    return out
+
+
+def path_verdict(
+    path: EvalPath, votes: list[PathJudgement], result: JudgeResult, voting: bool = False
+) -> PathVerdict:
+    """The verdict on a path from its valid votes (one vote: that vote). `voting`: the judge
+    asked several votes, whose decisions the verdict keeps (for its self-agreement)."""
+    present, tie = majority([v.present for v in votes])
+    result.vote_ties += tie
+    edge_votes = [(list(v.edges_present) + [v.present] * path.hops)[: path.hops] for v in votes]
+    edges = edge_votes[0] if len(votes) == 1 else edge_majority(edge_votes, path.hops)
+    reason = next((v.reason for v in votes if v.present == present), votes[0].reason)
+    return PathVerdict(
+        path_uid=path.uid,
+        present=present,
+        partial=1.0 if present else sum(edges) / path.hops,
+        reason=reason,
+        edges_present=edges,
+        votes=[v.present for v in votes] if voting else [],
+    )
+
+
+def judge_name(model: str, votes: int = 1, granularity: str = "answer") -> str:
+    """The judge's name in runs and validations: a voting or per-path judge is another
+    instrument than the plain one, validated on its own (`llm:gpt-4o[path,votes=3]`)."""
+    extra = [granularity] if granularity != "answer" else []
+    extra += [f"votes={votes}"] if votes > 1 else []
+    return f"llm:{model}" + (f"[{','.join(extra)}]" if extra else "")
 
 
 def map_claims(sources: list[Fact], reply: FaithfulnessReply, result: JudgeResult) -> None:
@@ -126,13 +235,26 @@ class LLMJudge:
     offline = False
 
     def __init__(
-        self, client: LLMClient, *, relevancy_n: int = 3, seed: int = 0, faithfulness: bool = True
+        self,
+        client: LLMClient,
+        *,
+        relevancy_n: int = 3,
+        seed: int = 0,
+        faithfulness: bool = True,
+        votes: int = 1,
+        granularity: Granularity = "answer",
     ) -> None:
+        if votes < 1:
+            raise ValueError(f"judge votes: at least 1 (got {votes})")
+        if granularity not in GRANULARITIES:
+            raise ValueError(f"judge granularity: answer or path (got {granularity!r})")
         self.client = client
         self.relevancy_n = relevancy_n
         self.seed = seed
         self.with_faithfulness = faithfulness
-        self.name = f"llm:{client.config.model_name}"
+        self.votes = votes
+        self.granularity = granularity
+        self.name = judge_name(client.config.model_name, votes, granularity)
 
     def prompt_names(self) -> list[str]:
         return list(JUDGE_PROMPTS)
@@ -167,22 +289,78 @@ class LLMJudge:
         result.completion_tokens += reply.usage.completion_tokens
 
     async def _paths(self, q: EvalQuestion, answer: str, result: JudgeResult) -> None:
-        ids = shuffled_paths(q, self.seed)
+        """Every vote (and, per path, every call) at once; then the majority per path."""
+        calls = []
+        for vote in range(self.votes):
+            ids = shuffled_paths(q, self.seed, vote)
+            if self.granularity == "path":
+                calls += [(vote, [("P1", p)]) for _, p in ids]
+            else:
+                calls.append((vote, ids))
+        replies = await asyncio.gather(
+            *(self._checklist(q, answer, ids, vote, result) for vote, ids in calls)
+        )
+        by_path: dict[str, list[PathJudgement]] = {p.uid: [] for p in q.paths}
+        problems: dict[str, list[str]] = {p.uid: [] for p in q.paths}
+        for (vote, ids), (got, problem) in zip(calls, replies, strict=True):
+            for pid, p in ids:
+                if p.uid in got:
+                    by_path[p.uid].append(got[p.uid])
+                else:
+                    result.failed_votes += 1
+                    problems[p.uid].append(f"vote {vote + 1} as {pid}: {problem}")
+        for p in q.paths:
+            if by_path[p.uid]:
+                result.verdicts.append(path_verdict(p, by_path[p.uid], result, self.votes > 1))
+                continue
+            result.failed_votes -= len(problems[p.uid])  # the path failed: not a failed vote
+            result.failed_paths.append(p.uid)
+            result.failures.append(
+                f"no verdict on path {p.signature}: {'; '.join(problems[p.uid])}"[:600]
+            )
+
+    async def _checklist(
+        self,
+        q: EvalQuestion,
+        answer: str,
+        ids: list[tuple[str, EvalPath]],
+        vote: int,
+        result: JudgeResult,
+    ) -> tuple[dict[str, PathJudgement], str]:
+        """One checklist call: the verdicts it gave by path uid, and what went wrong with the
+        paths it gave none on (after the client's one repair request)."""
         keys = dict.fromkeys(k for _, p in ids for k in p.keys)
         concepts = "\n".join(f"{k}: {q.concepts.get(k) or '(no summary)'}" for k in keys)
         prompt = load_prompt("eval/judge_paths")
         text = prompt.render(
             question=q.text, answer=answer, concepts=concepts, paths=_render_paths(ids)
         )
-        reply = await self.client.complete(
-            [{"role": "user", "content": text}],
-            schema=PathChecklistReply,
-            prompt_name=prompt.name,
-            prompt_hash=prompt.hash,
-            check=_missing_check({pid for pid, _ in ids}),
-        )
+        params: dict[str, Any] = {}
+        if self.votes > 1:  # votes are samples: distinct cache entries, a temperature above 0
+            params["sample"] = vote
+            params["seed"] = self.seed * 1000 + vote
+            cfg = self.client.config
+            if not cfg.is_reasoning and not (cfg.temperature or 0) > 0:
+                params["temperature"] = VOTE_TEMPERATURE
+        try:
+            reply = await self.client.complete(
+                [{"role": "user", "content": text}],
+                schema=PathChecklistReply,
+                schema_json=checklist_schema(ids),
+                prompt_name=prompt.name,
+                prompt_hash=prompt.hash,
+                check=_missing_check({pid for pid, _ in ids}),
+                **params,
+            )
+        except StructuredOutputError as exc:  # keep what the last reply did decide
+            try:
+                partial = parse_reply(exc.text, PathChecklistReply)
+            except StructuredOutputError:
+                return {}, f"{type(exc).__name__}: {exc}"[:300]
+            assert isinstance(partial, PathChecklistReply)
+            return map_path_verdicts(ids, partial, result), "no verdict in the reply"
         self._count(reply, result)
-        map_path_verdicts(ids, reply.parsed, result)
+        return map_path_verdicts(ids, reply.parsed, result), ""
 
     async def _faithfulness(self, answer: str, gt: list[Fact], result: JudgeResult) -> None:
         prompt = load_prompt("eval/judge_faithfulness")

@@ -11,6 +11,11 @@ from typing import Any, TypeVar
 import typer
 
 from kg.cli.console import console, fail, open_store
+from kg.cli.judge_options import (
+    check_judge_options,
+    judge_granularity_option,
+    judge_votes_option,
+)
 from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
 from kg.domains import Origin
 
@@ -73,6 +78,8 @@ def _execute(spec) -> None:
             "(finish_reason length): raise --max-tokens for complete answers",
             highlight=False,
         )
+    if summary.judge_self_agreement is not None:
+        console.print(f"  {summary.judge_self_agreement.line()}", highlight=False)
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")
@@ -93,6 +100,8 @@ def run_cmd(
         "'embedding' (baseline) or a judge model such as openai/gpt-4o",
     ),
     judge_base_url: str = typer.Option(None, help="endpoint of the judge (default: --base-url)"),
+    judge_votes: int = judge_votes_option(),
+    judge_granularity: str = judge_granularity_option(),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the responder key"),
     judge_api_key_env: str = typer.Option(None, help="env var with the judge key"),
     setting: str = typer.Option("oracle", help="base, oracle, noisy, rag-bm25, rag-dense"),
@@ -155,6 +164,7 @@ def run_cmd(
 
     if samples < 1:
         fail(f"--samples: must be at least 1 (got {samples})")
+    check_judge_options(judge, judge_votes, judge_granularity, judge in OFFLINE_JUDGES)
     if contexts < 0:
         fail(f"--contexts: must be at least 0 (got {contexts})")
     from evaluation.decoders import check_subset, parse_grid
@@ -205,6 +215,8 @@ def run_cmd(
         responder_llm=r_llm,
         judge=judge if judge in OFFLINE_JUDGES else "llm",
         judge_llm=j_llm,
+        judge_votes=judge_votes,
+        judge_granularity=judge_granularity,
         setting=_choice(Setting, setting, "--setting"),
         strategy=_choice(Strategy, strategy, "--strategy"),
         gt=_choice(GroundTruth, gt, "--gt"),
@@ -258,6 +270,8 @@ def judge_cmd(
     ),
     base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the judge"),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
+    judge_votes: int = judge_votes_option(),
+    judge_granularity: str = judge_granularity_option(),
     run_id: str = typer.Option(None, help="id of the judge run (resumes when it exists)"),
     gt: str = typer.Option("evidence", "--gt", help="evidence or full"),
     domain: list[str] = DOMAINS_OPTION,
@@ -280,6 +294,7 @@ def judge_cmd(
     from evaluation.spec import RunSpec
     from kg.llm import llm_config
 
+    check_judge_options(judge, judge_votes, judge_granularity, judge in OFFLINE_JUDGES)
     j_llm = (
         None
         if judge in OFFLINE_JUDGES
@@ -301,6 +316,8 @@ def judge_cmd(
         source_run=run,
         judge=judge if judge in OFFLINE_JUDGES else "llm",
         judge_llm=j_llm,
+        judge_votes=judge_votes,
+        judge_granularity=judge_granularity,
         gt=_choice(GroundTruth, gt, "--gt"),
         domains=_scope(domain, origin),
         hops=hop or None,

@@ -10,6 +10,11 @@ from typing import cast
 import typer
 
 from kg.cli.console import console, fail, open_store
+from kg.cli.judge_options import (
+    check_judge_options,
+    judge_granularity_option,
+    judge_votes_option,
+)
 from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
 from kg.domains import Origin
 
@@ -26,10 +31,13 @@ def make_named_judge(
     concurrency: int,
     timeout: float | None,
     no_cache: bool,
+    votes: int = 1,
+    granularity: str = "answer",
 ):
     """An offline judge by name, else an LLM judge (path checklist only) for model `name`."""
     from evaluation.judges import OFFLINE_JUDGES, EdgeEvidenceJudge, EmbeddingJudge, LLMJudge
 
+    check_judge_options(name, votes, granularity, name in OFFLINE_JUDGES)
     if name == "edge-evidence":
         return EdgeEvidenceJudge(faithfulness=False)
     if name == "embedding":
@@ -49,7 +57,13 @@ def make_named_judge(
         prices=None,
         timeout_s=timeout,
     )
-    return LLMJudge(LLMClient(cfg), relevancy_n=0, faithfulness=False)
+    return LLMJudge(
+        LLMClient(cfg),
+        relevancy_n=0,
+        faithfulness=False,
+        votes=votes,
+        granularity="path" if granularity == "path" else "answer",
+    )
 
 
 @judge_app.command("validate")
@@ -64,6 +78,8 @@ def validate_cmd(
     ),
     base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the judge model"),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the judge's key"),
+    judge_votes: int = judge_votes_option(),
+    judge_granularity: str = judge_granularity_option(),
     concurrency: int = typer.Option(8, help="requests in flight (LLM judge)"),
     timeout: float = typer.Option(None, help="seconds per request (LLM judge)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="do not use the response cache"),
@@ -118,11 +134,13 @@ def validate_cmd(
             concurrency=concurrency,
             timeout=timeout,
             no_cache=no_cache,
+            votes=judge_votes,
+            granularity=judge_granularity,
         )
         decisions, errors = decide(j, items)
         if not decisions:
             fail(f"the judge failed on every gold answer: {'; '.join(errors[:3])}")
-        result = summarize(j.name, decisions, gold, file_hash(gold), errors)
+        result = summarize(j.name, decisions, gold, file_hash(gold), errors, votes=judge_votes)
         if store_result:
             store_validation(store, result)
     if fmt == "json":

@@ -21,6 +21,8 @@ server) through the official `openai` package, real HTTP. Stable API:
 
     reply = await client.complete(messages, schema=MyModel, prompt_name="eval/judge_paths",
                                   prompt_hash=prompt.hash, check=None, **params)
+    #   schema_json: a narrower JSON schema sent for this one request (e.g. naming every item
+    #   the reply must hold); the reply is still validated by `schema`
     reply.text, reply.parsed (a validated MyModel or None), reply.usage.prompt_tokens,
     reply.usage.completion_tokens, reply.usage.reported, reply.cached, reply.model
 

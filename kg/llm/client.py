@@ -102,6 +102,7 @@ class LLMRequest(BaseModel):
     prompt_name: str | None = None
     prompt_hash: str | None = None
     check: Callable[[Any], None] | None = None
+    schema_json_: dict[str, Any] | None = Field(default=None, alias="schema_json")
     params: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -248,9 +249,14 @@ class LLMClient:
         prompt_hash: str | None = None,
         check: Callable[[Any], None] | None = None,
         sample: int | None = None,
+        schema_json: dict[str, Any] | None = None,
         **params: Any,
     ) -> LLMReply:
         """One chat completion; `schema` makes `reply.parsed` a validated instance of it.
+
+        `schema_json`: the JSON schema sent for this request instead of `schema`'s own (a
+        narrower one, e.g. naming every item the reply must hold, so a server that constrains
+        decoding by the schema cannot leave one out); the reply is validated by `schema`.
 
         `sample`: which of N samples of the same request this is (part of the cache key, so
         N samples are N calls). `logprobs=True` asks for token log-probabilities
@@ -261,13 +267,13 @@ class LLMClient:
         """
         started = time.perf_counter()
         api_params = self.request_params(params)
-        schema_json = json_schema(schema) if schema else None
+        sent_schema = None if schema is None else schema_json or json_schema(schema)
         key = cache_key(
             self.config.model_name,
             self.config.resolved_base_url,
             messages,
             api_params,
-            schema_json,
+            sent_schema,
             sample=sample,
         )
         record = CallRecord(
@@ -311,7 +317,9 @@ class LLMClient:
         async with sem:
             self.ledger.check_budget()
             try:
-                reply = await self._complete_uncached(messages, api_params, schema, check, record)
+                reply = await self._complete_uncached(
+                    messages, api_params, schema, check, record, schema_json
+                )
             finally:
                 record.latency_s = time.perf_counter() - started
                 self.ledger.add(record)
@@ -344,6 +352,7 @@ class LLMClient:
                 prompt_name=r.prompt_name,
                 prompt_hash=r.prompt_hash,
                 check=r.check,
+                schema_json=r.schema_json_,
                 **r.params,
             )
             for r in requests
@@ -376,11 +385,12 @@ class LLMClient:
         schema: type[BaseModel] | None,
         check: Callable[[Any], None] | None,
         record: CallRecord,
+        schema_json: dict[str, Any] | None = None,
     ) -> LLMReply:
         sent = messages
         if schema is not None and self._json_schema_ok is False:
-            sent = _with_instructions(messages, schema_instructions(schema))
-        reply = await self._structured_call(sent, params, schema, record)
+            sent = _with_instructions(messages, schema_instructions(schema, schema_json))
+        reply = await self._structured_call(sent, params, schema, record, schema_json)
         if schema is None:
             return reply
         try:
@@ -392,7 +402,8 @@ class LLMClient:
             error = str(first)
         # One repair request: show the model its reply and what was wrong with it.
         repair = load_prompt("llm/repair").render(
-            error=error[:2000], schema=json.dumps(json_schema(schema), ensure_ascii=False)
+            error=error[:2000],
+            schema=json.dumps(schema_json or json_schema(schema), ensure_ascii=False),
         )
         again = [
             *sent,
@@ -400,7 +411,7 @@ class LLMClient:
             {"role": "user", "content": repair},
         ]
         record.repaired = True
-        fixed = await self._structured_call(again, params, schema, record)
+        fixed = await self._structured_call(again, params, schema, record, schema_json)
         fixed.usage.prompt_tokens += reply.usage.prompt_tokens
         fixed.usage.completion_tokens += reply.usage.completion_tokens
         try:
@@ -428,13 +439,16 @@ class LLMClient:
         params: dict[str, Any],
         schema: type[BaseModel] | None,
         record: CallRecord,
+        schema_json: dict[str, Any] | None = None,
     ) -> LLMReply:
         if schema is None or self._json_schema_ok is False:
             return await self._call(messages, params, record)
         style = "json_object" if self.config.structured_output == "json_object" else ("json_schema")
         try:
             return await self._call(
-                messages, {**params, "response_format": response_format(schema, style)}, record
+                messages,
+                {**params, "response_format": response_format(schema, style, schema_json)},
+                record,
             )
         except LLMCallError as exc:
             cause = exc.__cause__
@@ -447,7 +461,9 @@ class LLMClient:
                 # The server cannot enforce a JSON schema: describe it in the prompt instead.
                 self._json_schema_ok = False
                 return await self._call(
-                    _with_instructions(messages, schema_instructions(schema)), params, record
+                    _with_instructions(messages, schema_instructions(schema, schema_json)),
+                    params,
+                    record,
                 )
             raise
 

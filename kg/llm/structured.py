@@ -33,32 +33,49 @@ class TruncatedReply(StructuredOutputError):
     repair request would be cut the same way, so none is made."""
 
 
-def response_format(schema: type[BaseModel], style: str = "json_schema") -> dict[str, Any]:
+def response_format(
+    schema: type[BaseModel], style: str = "json_schema", schema_json: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """`json_schema`: the OpenAI format (OpenAI, vLLM, Ollama, LM Studio); `json_object`: a
-    JSON object constrained by `schema` (llama.cpp's server, Anyscale)."""
+    JSON object constrained by `schema` (llama.cpp's server, Anyscale). `schema_json`: a
+    narrower schema for this one request (e.g. naming the exact items the reply must hold);
+    the reply is still validated by `schema`."""
+    body = schema_json if schema_json is not None else json_schema(schema)
     if style == "json_object":
-        return {"type": "json_object", "schema": json_schema(schema)}
+        return {"type": "json_object", "schema": body}
     return {
         "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": json_schema(schema), "strict": False},
+        "json_schema": {"name": schema.__name__, "schema": body, "strict": False},
     }
 
 
-@cache
-def schema_instructions(schema: type[BaseModel]) -> str:
+def schema_instructions(schema: type[BaseModel], schema_json: dict[str, Any] | None = None) -> str:
     """Appended to the prompt when the server cannot enforce a JSON schema itself."""
-    return (
-        "Reply with one JSON object only (no prose, no code fence) that validates against "
-        "this JSON schema:\n" + json.dumps(json_schema(schema), ensure_ascii=False)
-    )
+    if schema_json is None:
+        return _class_instructions(schema)
+    return _INSTRUCTIONS + json.dumps(schema_json, ensure_ascii=False)
+
+
+_INSTRUCTIONS = (
+    "Reply with one JSON object only (no prose, no code fence) that validates against "
+    "this JSON schema:\n"
+)
+
+
+@cache
+def _class_instructions(schema: type[BaseModel]) -> str:
+    return _INSTRUCTIONS + json.dumps(json_schema(schema), ensure_ascii=False)
 
 
 def _candidates(text: str) -> list[str]:
     out = [text.strip()]
     out += [m.strip() for m in _FENCE.findall(text)]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        out.append(text[start : end + 1])
+    # the outermost object, then the outermost array (a schema's before-validator may accept a
+    # bare list of items from servers that ignore the requested format)
+    for opening, closing in ("{}", "[]"):
+        start, end = text.find(opening), text.rfind(closing)
+        if 0 <= start < end:
+            out.append(text[start : end + 1])
     return out
 
 

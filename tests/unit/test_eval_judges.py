@@ -15,6 +15,7 @@ from evaluation.judges.llm import (
     _missing_check,
     map_claims,
     map_path_verdicts,
+    path_verdict,
 )
 from evaluation.models import EvalPath, EvalQuestion, Fact, JudgeResult, Setting, Strategy
 from evaluation.prompting import answer_messages, prompt_hashes, responder_prompt_names
@@ -71,10 +72,20 @@ def test_map_verdicts_rejects_unknown_and_counts_duplicates():
         ]
     )
     res = JudgeResult(verdicts=[])
-    map_path_verdicts(ids, reply, res)
-    got = {v.path_uid: (v.present, v.partial) for v in res.verdicts}
+    mapped = map_path_verdicts(ids, reply, res)
+    paths = {p.uid: p for p in q.paths}
+    verdicts = [path_verdict(paths[uid], [v], res) for uid, v in mapped.items()]
+    got = {v.path_uid: (v.present, v.partial) for v in verdicts}
     assert got == {"t": (False, 0.5), "d": (True, 1.0)}
     assert (res.rejected, res.duplicates) == (1, 1)
+
+
+def test_a_reply_missing_a_path_maps_only_the_paths_it_judged():
+    q = _q()
+    ids = shuffled_paths(q, 0)
+    first_id, first = ids[0]
+    reply = PathChecklistReply.model_validate({first_id: {"present": True}})
+    assert set(map_path_verdicts(ids, reply, JudgeResult(verdicts=[]))) == {first.uid}
 
 
 def test_missing_paths_fail_the_check():

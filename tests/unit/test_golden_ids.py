@@ -81,9 +81,11 @@ def _eval_run_id(spec: RunSpec) -> str:
 
 def test_default_run_ids():
     # The default judge became edge-evidence (issue 16): specs that name the old default keep
-    # their ids; the new default has its own.
-    assert _eval_run_id(RunSpec(judge="embedding")) == "run-85a0c6b2e88c"
-    assert _eval_run_id(RunSpec()) == "run-39d22fd433af"
+    # their ids; the new default has its own. Changed on purpose (issue 24): the ids below hash
+    # the judge prompts, and the path checklist prompt now asks for the keyed JSON its schema
+    # names.
+    assert _eval_run_id(RunSpec(judge="embedding")) == "run-19f61c82b849"
+    assert _eval_run_id(RunSpec()) == "run-185e03ae4ba6"
     responder = LLMConfig(
         model="openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1", role="responder"
     )
@@ -100,7 +102,7 @@ def test_default_run_ids():
                 limit=10,
             )
         )
-        == "run-be5fbf3c1e62"
+        == "run-85be802b7a62"
     )
     judge = LLMConfig(model="openai/gpt-4o", role="judge")
     assert (
@@ -113,7 +115,7 @@ def test_default_run_ids():
                 gt=GroundTruth.full,
             )
         )
-        == "judge-92ae7c8a2af4"
+        == "judge-88d979a3f9fa"
     )
     perspectra = PerspectraRunSpec(
         task="t1",
@@ -144,7 +146,8 @@ def test_prompt_hashes():
         "eval/answer_system": "87204a4d3283",
         "eval/answer_user": "07799d8f305f",
         "eval/judge_faithfulness": "8f9c2ffd3455",
-        "eval/judge_paths": "04386e0d49f1",
+        # changed on purpose: the keyed JSON reply the request's schema names (issue 24)
+        "eval/judge_paths": "6ec61ba6eca2",
         "eval/judge_relevancy": "a434388e26c6",
         "eval/strategy_negative": "9162b8be9a0e",
         "llm/repair": "95b2ab9c6c96",

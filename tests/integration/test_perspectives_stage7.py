@@ -1,0 +1,141 @@
+"""One perspective grouping: the build's stage 7 writes the perspectives `kg perspectives` shows.
+
+The shared sample's concepts and edges are written as a built domain, stage 7 runs on them, and
+its Perspective nodes are compared with the selected perspectives of `group_perspectives` on
+the built domain, and (where the built valid paths are the published ones) on the imported one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from construction.pipeline import paths as stage7
+from construction.pipeline.config import BuildConfig
+from construction.pipeline.context import BuildContext
+from kg import ids
+from kg.queries.perspective_fidelity import perspective_fidelity
+from kg.queries.perspectives import candidates, group_perspectives
+
+pytestmark = pytest.mark.integration
+
+SOURCE, BUILT = "physics", "physics_built"
+
+
+@pytest.fixture(scope="module")
+def built(bench):
+    """The imported physics concepts and edges as the built domain BUILT, after stage 7."""
+    store = bench
+    keys = sorted(
+        {
+            k
+            for e in store.query("bench/all_edges", domain=SOURCE)
+            for k in (e["source"], e["target"])
+        }
+    )
+    store.query(
+        "pipeline/write_concepts",
+        domain=BUILT,
+        provenance="test",
+        generation=0,
+        rows=[
+            {
+                "uid": ids.concept_uid(BUILT, k),
+                "key": k,
+                "topic_words": [],
+                "terms": [],
+                "central_fact": None,
+                "size": 1,
+            }
+            for k in keys
+        ],
+    )
+    edges = store.query("bench/all_edges", domain=SOURCE)
+    store.query(
+        "pipeline/write_relations",
+        rows=[
+            {
+                "uid": ids.content_uid(BUILT, "edge", e["uid"]),
+                "from_uid": ids.concept_uid(BUILT, e["source"]),
+                "to_uid": ids.concept_uid(BUILT, e["target"]),
+                "label": e["label"],
+                "category": None,
+                "reason": f"edge {i}",
+                "domain": BUILT,
+                "provenance": "test",
+                "score": 1.0,
+                "evidence": [],
+            }
+            for i, e in enumerate(edges)
+        ],
+    )
+    ctx = BuildContext(
+        store=store, config=BuildConfig(domain=BUILT), palette=None, run_uid="stage7-test"
+    )
+    report = stage7.run(ctx)
+    assert report.counts["perspectives"] > 0
+    return store
+
+
+def _stage7_views(store) -> set[tuple]:
+    rows = store.run_text(
+        """MATCH (v:Perspective {domain: $d})-[:TARGET]->(p:Path)
+           WITH v, p ORDER BY p.signature
+           RETURN v.concept_keys AS seq, v.hop AS hop, v.focus AS focus,
+                  collect(p.signature) AS targets,
+                  COUNT { (v)-[:DISTRACTOR]->() } AS distractors""",
+        d=BUILT,
+    )
+    return {(tuple(r["seq"]), r["hop"], r["focus"][0], tuple(r["targets"])) for r in rows}
+
+
+def _view(p) -> tuple:
+    return (tuple(p.concept_keys), p.hop, p.focus, tuple(sorted(p.signatures)))
+
+
+def test_stage7_writes_the_perspectives_kg_perspectives_selects(built):
+    written = _stage7_views(built)
+    pairs = sorted({(seq[0], seq[-1]) for seq, *_ in written})
+    shown = set()
+    for a, b in pairs:
+        found = group_perspectives(built, BUILT, a, b)
+        shown |= {_view(p) for p in found if p.selected}
+    assert written == shown
+    # Every written perspective is a non-empty proper subset of its concept sequence's paths.
+    sizes = {tuple(p.concept_keys): p.group_size for p in candidates(built, BUILT)}
+    assert all(0 < len(t) < sizes[seq] for seq, _, _, t in written)
+
+
+def test_where_the_build_finds_the_published_paths_it_finds_the_same_perspectives(built):
+    def by_seq(domain: str) -> dict[tuple, set[tuple]]:
+        out: dict[tuple, set[tuple]] = {}
+        for p in candidates(built, domain):
+            out.setdefault(tuple(p.concept_keys), set()).add(_view(p))
+        return out
+
+    def paths_of(domain: str) -> dict[tuple, set[str]]:
+        rows = built.run_text(
+            "MATCH (p:Path {domain: $d}) RETURN p.concept_keys AS seq, p.signature AS sig",
+            d=domain,
+        )
+        out: dict[tuple, set[str]] = {}
+        for r in rows:
+            out.setdefault(tuple(r["seq"]), set()).add(r["sig"])
+        return out
+
+    imported, built_paths = paths_of(SOURCE), paths_of(BUILT)
+    same = [s for s in imported if built_paths.get(s) == imported[s]]
+    assert same, "no concept sequence where stage 7 enumerates the published valid paths"
+    imp, blt = by_seq(SOURCE), by_seq(BUILT)
+    for seq in same:
+        assert blt.get(seq, set()) == imp.get(seq, set()), seq
+
+
+def test_fidelity_report_on_the_imported_sample(bench):
+    report = perspective_fidelity(bench)
+    overall = report.row()
+    assert overall.questions == len(bench.query("bench/question_targets", domain=None))
+    assert overall.selected <= overall.candidate <= overall.either <= overall.questions
+    # Every question counted in exactly one domain row and one hop row.
+    assert sum(r.questions for r in report.rows if r.domain == "all" and r.hop) == overall.questions
+    missed = set(report.not_candidate) | set(report.not_selected)
+    assert len(missed) == overall.questions - overall.selected

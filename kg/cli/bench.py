@@ -522,8 +522,9 @@ def question_show(
     )
     console.print(q.text or "", highlight=False, markup=False)
     t = Table(title="valid paths", show_lines=True)
-    for col in ["role", "name", "path", "perspective group"]:
-        t.add_column(col, overflow="fold")
+    widest = max((len(p.signature) for p in q.paths), default=0)
+    for col in ["role", "name", "path", "perspectives (* its target set)"]:
+        t.add_column(col, overflow="fold", min_width=min(widest, 60) if col == "path" else None)
     for p in q.paths:
         t.add_row(
             p.role,

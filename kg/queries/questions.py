@@ -69,4 +69,4 @@ def annotate_perspectives(
             for g in groups
             if p.signature in g.signatures
         ]
-        p.perspective = "; ".join(names) or None
+        p.perspective = "\n".join(names) or None

@@ -48,6 +48,7 @@ def main() -> None:
             def once(domain=domain, a=a, b=b) -> tuple[int, int]:
                 start = find_concept(store, a, domain=domain).chosen
                 end = find_concept(store, b, domain=domain).chosen
+                assert start and end, f"{a} or {b} not in {domain}"
                 found = group_perspectives(store, domain, start.key, end.key)
                 return len(found), sum(p.selected for p in found)
 

@@ -412,8 +412,10 @@ def perspectives(
     ),
     fmt: Fmt = typer.Option(Fmt.table, "--format"),
 ) -> None:
-    """The perspectives between A and B: the valid paths over one concept sequence that share a
-    relation at one hop. Shows each one's relation and hop, its paths, whether the selection rule
+    """Perspectives between A and B: paths sharing a relation at one hop (or --check).
+
+    A perspective is the set of valid paths over one concept sequence that share a relation at
+    one hop. Shown per perspective: the relation and hop, its paths, whether the selection rule
     asks it, and the imported questions that target it (docs/perspectives.md)."""
     if check:
         if a or b:

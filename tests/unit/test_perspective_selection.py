@@ -74,3 +74,10 @@ def test_selection_is_deterministic_and_reads_no_questions():
     first = _asked(select(found))
     assert first == _asked(select(list(reversed(found))))
     assert all(not p.questions for p in found)
+
+
+def test_the_grouping_query_needs_no_gds_plugin():
+    from kg.cypher_files import load
+
+    text = load("core/perspective_candidates")
+    assert "gds." not in text.lower() and "$domain" in text

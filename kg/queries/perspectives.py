@@ -102,8 +102,9 @@ def select(perspectives: Sequence[Perspective]) -> list[Perspective]:
                 continue
             kept.append(p)
         chosen.extend(kept)
+    picked = {id(p) for p in chosen}
     for p in perspectives:
-        p.selected = any(p is c for c in chosen)
+        p.selected = id(p) in picked
     return chosen
 
 

@@ -101,12 +101,17 @@ def run(ctx: BuildContext) -> StageReport:
             ctx.store.tx_query(tx, "pipeline/write_paths", rows=rows)
 
         ctx.store.transaction(write_paths)
-        chosen = select(candidates(ctx.store, ctx.domain, generation=ctx.generation))
+        found = candidates(ctx.store, ctx.domain, generation=ctx.generation)
+        chosen = select(found)
+        rep.counts["perspective_candidates"] = len(found)
+        by_seq: dict[tuple[str, ...], list[str]] = {}
+        for r in rows:
+            by_seq.setdefault(tuple(r["concept_keys"]), []).append(r["uid"])
         views = []
         for v in chosen:
             uids = v.path_uids
             cats = sorted({p.categories[v.hop - 1] or p.labels[v.hop - 1] for p in v.paths})
-            group = [r["uid"] for r in rows if r["concept_keys"] == v.concept_keys]
+            group = by_seq.get(tuple(v.concept_keys), [])
             views.append(
                 {
                     "uid": perspective_uid(
@@ -133,6 +138,7 @@ def run(ctx: BuildContext) -> StageReport:
         rep.written = len(rows) + len(views)
         rep.note(
             f"{len(rows)} paths over {rep.counts['sequences']} concept sequences, "
-            f"{len(views)} perspectives (enumeration {rep.counts['enumeration_ms']} ms)"
+            f"{len(found)} candidate perspectives, "
+            f"{len(views)} selected (enumeration {rep.counts['enumeration_ms']} ms)"
         )
         return rep

@@ -146,3 +146,13 @@ def test_fidelity_report_on_the_imported_sample(bench):
     assert sum(r.questions for r in report.rows if r.domain == "all" and r.hop) == overall.questions
     missed = set(report.not_candidate) | set(report.not_selected)
     assert len(missed) == overall.questions - overall.selected
+
+
+def test_validate_counts_the_target_sets_the_grouping_reproduces(bench):
+    from construction.quality.validate import validate_domain
+
+    check = validate_domain(bench, SOURCE).check("perspectives")
+    row = perspective_fidelity(bench, SOURCE).row(SOURCE)
+    assert check.value == f"{row.either}/{row.questions}"
+    assert (check.status == "pass") == (row.either == row.questions)
+    assert len(check.offending) == row.questions - row.either

@@ -13,6 +13,7 @@ Imports the file(s) into the configured instance first (idempotent; other data s
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 from itertools import combinations
 from pathlib import Path
@@ -41,7 +42,10 @@ def main() -> None:
     with Store() as store:
         store.ensure_schema()
         import_perspectivebench(store, args.files, domain_palettes=palettes)
-        report = perspective_fidelity(store, by=args.by, palettes=palettes)
+        domains = sorted(
+            {json.loads(line)["domain"] for f in args.files for line in f.open(encoding="utf-8")}
+        )
+        report = perspective_fidelity(store, domains, by=args.by, palettes=palettes)
         print(f"grouped by {args.by}; selection rule: kg.queries.perspectives.select")
         print(
             f"{'domain':<14}{'hop':>4}{'qs':>5}{'candidate':>16}{'label|cat':>16}"
@@ -57,11 +61,12 @@ def main() -> None:
             )
         print("not a candidate:", ", ".join(report.not_candidate) or "-")
         print("candidate, not selected:", ", ".join(report.not_selected) or "-")
-        domains = sorted({r.domain for r in report.rows} - {"all"})
         worst = 0.0
         for d in domains:
             by_seq: dict[tuple, list] = {}
             for p in candidates(store, d, by=args.by, palette=palettes.get(d)):
+                if not p.hop:  # a whole sequence: never asked, contains its hop candidates
+                    continue
                 by_seq.setdefault((p.generation, tuple(p.concept_keys)), []).append(p)
             for group in by_seq.values():
                 for x, y in combinations(group, 2):

@@ -15,13 +15,20 @@ WITH p, [i IN range(0, size(p.labels) - 1) | coalesce($palette[p.labels[i]], p.c
 ORDER BY p.signature
 WITH p.concept_keys AS seq, coalesce(p.generation, 0) AS generation,
      collect({path: p, cats: cats}) AS paths
-UNWIND range(0, size(seq) - 2) AS hop
-WITH seq, generation, paths, hop, [x IN paths | {x: x, focus: CASE $by
-  WHEN 'category' THEN coalesce(x.cats[hop], x.path.labels[hop])
+// Where the endpoints are joined by several concept sequences, each sequence's whole path set
+// is a candidate too (hop -1 here, 0 returned): never selected, shown for imported benchmarks
+// whose questions span sequences.
+WITH seq[0] AS a, seq[size(seq) - 1] AS b, generation, collect({seq: seq, paths: paths}) AS seqs
+UNWIND seqs AS g
+WITH g.seq AS seq, generation, g.paths AS paths, size(seqs) AS sequences
+UNWIND range(CASE WHEN sequences > 1 THEN -1 ELSE 0 END, size(seq) - 2) AS hop
+WITH seq, generation, paths, hop, [x IN paths | {x: x, focus: CASE
+  WHEN hop < 0 THEN 'whole sequence'
+  WHEN $by = 'category' THEN coalesce(x.cats[hop], x.path.labels[hop])
   ELSE x.path.labels[hop] END}] AS rows
 WITH seq, generation, paths, hop, rows,
      reduce(s = [], r IN rows | CASE WHEN r.focus IN s THEN s ELSE s + r.focus END) AS foci
-WHERE size(foci) > 1
+WHERE size(foci) > 1 OR hop < 0
 UNWIND foci AS focus
 WITH seq, generation, size(paths) AS group_size, hop, size(foci) AS foci_at_hop, focus,
      [r IN rows WHERE r.focus = focus | r.x] AS members

@@ -457,7 +457,7 @@ def perspectives(
         t.add_column(col, overflow="fold")
     for g in groups:
         where = g.name + "".join(f"\n(same paths @ hop {h})" for h in g.also_at)
-        where += f"\nof {g.foci_at_hop} at this hop"
+        where += f"\nof {g.foci_at_hop} at this hop" if g.hop else "\n(whole sequence)"
         qs = "\n".join(f"#{q.id} [{q.theme}]" for q in g.questions) or "-"
         t.add_row(where, "yes" if g.selected else "no", "\n".join(g.signatures), qs)
     console.print(t)
@@ -470,7 +470,9 @@ def _perspective_check(domain: str | None, palette: list[str] | None, by: By, fm
     with open_store() as store:
         domains = [domain] if domain else [r["name"] for r in store.query("core/domain_names")]
         palettes = {d: _palette_for(loaded, d) or {} for d in domains}
-        report = perspective_fidelity(store, domain, by=by.value, palettes=palettes)
+        report = perspective_fidelity(
+            store, [domain] if domain else None, by=by.value, palettes=palettes
+        )
     if fmt is Fmt.json:
         _echo_json(report.model_dump())
         return

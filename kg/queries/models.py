@@ -39,10 +39,11 @@ class Perspective(BaseModel):
     """The valid paths over one concept sequence that share a relation at one hop position.
 
     `focus` is that relation (a label, or a palette category when grouped by `level`
-    "category"); `hop` counts from 1; `also_at` lists other hops that cut out the same paths;
-    `foci_at_hop` is how many relations the paths differ by at that hop; `group_size` is how
-    many valid paths the concept sequence has. `selected` marks the perspectives the selection
-    rule asks about (`kg.queries.perspectives.select`).
+    "category"); `hop` counts from 1 (0, `level` "sequence": all the paths over this sequence,
+    a candidate where several sequences join the endpoints, never selected); `also_at` lists
+    other hops that cut out the same paths; `foci_at_hop` is how many relations the paths
+    differ by at that hop; `group_size` is how many valid paths the concept sequence has.
+    `selected` marks the perspectives the selection rule asks (`kg.queries.perspectives.select`).
     """
 
     concept_keys: list[str]
@@ -59,6 +60,8 @@ class Perspective(BaseModel):
 
     @property
     def name(self) -> str:
+        if not self.hop:  # every path over one of several sequences between the endpoints
+            return "via " + " > ".join(self.concept_keys[1:-1] or ["(direct)"])
         return f"{self.focus} @ hop {self.hop}"
 
     @property

@@ -6,7 +6,7 @@ sequence against how many distinct target sets (themes) the benchmark asks there
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -50,14 +50,16 @@ class FidelityReport(BaseModel):
 
 def perspective_fidelity(
     store: Store,
-    domain: str | None = None,
+    domains: Sequence[str] | None = None,
     *,
     by: Level = "label",
     palettes: Mapping[str, dict[str, str]] | None = None,
 ) -> FidelityReport:
-    """The fidelity report over the questions of `domain` (every domain when None);
+    """The fidelity report over the questions of `domains` (every domain when None);
     `palettes` (domain -> label -> category) override the palettes stored on the domains."""
-    questions = store.read("bench/question_targets", domain=domain)
+    questions = store.read(
+        "bench/question_targets", domains=list(domains) if domains is not None else None
+    )
     index: dict[str, dict[tuple, list]] = {}
     other: dict[str, set[tuple]] = {}  # (seq key, path uids) of the other level's candidates
     for dom in sorted({q["domain"] for q in questions}):

@@ -68,7 +68,7 @@ def candidates(
             generation=r["generation"],
             hop=r["hop"],
             focus=r["focus"],
-            level=by,
+            level=by if r["hop"] else "sequence",
             also_at=r["also_at"],
             foci_at_hop=r["foci_at_hop"],
             group_size=r["group_size"],
@@ -92,10 +92,11 @@ def select(perspectives: Sequence[Perspective]) -> list[Perspective]:
     chosen: list[Perspective] = []
     for (_, seq), members in groupby(sorted(perspectives, key=group_of), key=group_of):
         group = list(members)
-        foci = {h: p.foci_at_hop for p in group for h in [p.hop, *p.also_at]}
+        hop_level = [p for p in group if p.hop]  # hop 0: a whole sequence, never asked
+        foci = {h: p.foci_at_hop for p in hop_level for h in [p.hop, *p.also_at]}
         positions = sorted(foci, key=lambda h: (foci[h], h))[: max(1, len(seq) - 2)]
         kept: list[Perspective] = []
-        for p in sorted(group, key=lambda p: (p.hop, p.focus)):
+        for p in sorted(hop_level, key=lambda p: (p.hop, p.focus)):
             if not {p.hop, *p.also_at} & set(positions):
                 continue
             if any(jaccard(p.path_uids, k.path_uids) >= NEAR_DUPLICATE for k in kept):

@@ -7,6 +7,9 @@ the built domain, and (where the built valid paths are the published ones) on th
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from construction.pipeline import paths as stage7
@@ -109,7 +112,8 @@ def test_where_the_build_finds_the_published_paths_it_finds_the_same_perspective
     def by_seq(domain: str) -> dict[tuple, set[tuple]]:
         out: dict[tuple, set[tuple]] = {}
         for p in candidates(built, domain):
-            out.setdefault(tuple(p.concept_keys), set()).add(_view(p))
+            if p.hop:  # whole-sequence candidates depend on the pair's other sequences
+                out.setdefault(tuple(p.concept_keys), set()).add(_view(p))
         return out
 
     def paths_of(domain: str) -> dict[tuple, set[str]]:
@@ -140,7 +144,7 @@ def test_where_the_build_finds_the_published_paths_it_finds_the_same_perspective
 def test_fidelity_report_on_the_imported_sample(bench):
     report = perspective_fidelity(bench)
     overall = report.row()
-    assert overall.questions == len(bench.query("bench/question_targets", domain=None))
+    assert overall.questions == len(bench.query("bench/question_targets", domains=None))
     assert overall.selected <= overall.candidate <= overall.either <= overall.questions
     # Every question counted in exactly one domain row and one hop row.
     assert sum(r.questions for r in report.rows if r.domain == "all" and r.hop) == overall.questions
@@ -152,7 +156,29 @@ def test_validate_counts_the_target_sets_the_grouping_reproduces(bench):
     from construction.quality.validate import validate_domain
 
     check = validate_domain(bench, SOURCE).check("perspectives")
-    row = perspective_fidelity(bench, SOURCE).row(SOURCE)
+    row = perspective_fidelity(bench, [SOURCE]).row(SOURCE)
     assert check.value == f"{row.either}/{row.questions}"
     assert (check.status == "pass") == (row.either == row.questions)
     assert len(check.offending) == row.questions - row.either
+
+
+def test_a_pair_joined_by_several_sequences_offers_each_whole_sequence(bench):
+    from construction.perspectivebench.importer import import_perspectivebench
+
+    demo = Path(__file__).resolve().parents[2] / "demo" / "bench" / "sample.jsonl"
+    import_perspectivebench(bench, [demo])
+    found = group_perspectives(bench, "ostra_station", "topic_5", "topic_3")
+    seqs = {tuple(p.concept_keys) for p in found}
+    assert len(seqs) > 1 and all(p.hop == 0 and p.level == "sequence" for p in found)
+    assert not any(p.selected for p in found)  # never asked: the build asks relation-at-hop ones
+    for p in found:  # each holds every path over its sequence, and the question targeting it
+        assert {tuple(g.keys) for g in p.paths} == {tuple(p.concept_keys)}
+        assert len(p.paths) == p.group_size
+    lines = [json.loads(x) for x in demo.read_text(encoding="utf-8").splitlines()]
+    for d in lines:
+        targets = {
+            next(v for k, v in t.items() if k.startswith("path_"))
+            for t in d["perspective_valid_paths"]
+        }
+        match = [p for p in found if set(p.signatures) == targets]
+        assert [q.id for p in match for q in p.questions] == ([d["id"]] if match else [])

@@ -1,8 +1,9 @@
 """Stage 7: paths and perspectives. Simple directed paths of 1-3 hops are enumerated in Cypher
 and kept by the published group rules (a 1-hop pair needs >= 3 parallel relations; a multi-hop
-concept sequence is kept when its relation combinations number 4-14). Perspectives are grouped
-in Cypher (`cypher/pipeline/group_perspectives.cypher`): paths over the same concept sequence
-sharing the relation categories where the paths differ."""
+concept sequence is kept when its relation combinations number 4-14). Perspectives are the
+ones `kg perspectives` shows (`kg.queries.perspectives`, one Cypher query): the paths over one
+concept sequence that share a relation label at one hop; the selected ones get a Perspective
+node (and, in stage 8, a question)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import time
 
 from construction.pipeline.context import BuildContext, StageReport
 from kg.ids import concept_uid, content_uid, fingerprint, path_uid, perspective_uid
+from kg.queries.perspectives import candidates, select
 
 STAGE = "paths"
+PERSPECTIVE_RULE = "relation-at-hop/v1"
 
 
 def signature(keys: list[str], labels: list[str]) -> str:
@@ -41,7 +44,8 @@ def run(ctx: BuildContext) -> StageReport:
         )
         one_min, multi_min, multi_max = cfg.group_rules(offline=ctx.llm is None)
         params = (cfg.max_hops, one_min, multi_min, multi_max)
-        input_hash = content_uid(fingerprint([e["uid"] for e in edges]), *params)
+        # The perspective rule is part of the key: a build made under an older rule regroups.
+        input_hash = content_uid(fingerprint([e["uid"] for e in edges]), *params, PERSPECTIVE_RULE)
         rep.items = 1
         if ctx.done_items(STAGE).get("domain") == input_hash:
             rep.resumed = 1
@@ -97,26 +101,36 @@ def run(ctx: BuildContext) -> StageReport:
             ctx.store.tx_query(tx, "pipeline/write_paths", rows=rows)
 
         ctx.store.transaction(write_paths)
-        groups = ctx.store.query(
-            "pipeline/group_perspectives", domain=ctx.domain, generation=ctx.generation
-        )
-        views = [
-            {
-                "uid": perspective_uid(ctx.domain, g["seq"], g["level"], g["focus"]),
-                "domain": ctx.domain,
-                "concept_keys": g["seq"],
-                "hops": len(g["seq"]) - 1,
-                "level": g["level"],
-                "focus": g["focus"],
-                "categories": g["categories"],
-                "theme": theme_of(g["level"], g["focus"]),
-                "targets": g["targets"],
-                "distractors": g["distractors"],
-                "provenance": prov,
-                "generation": ctx.generation,
-            }
-            for g in groups
-        ]
+        found = candidates(ctx.store, ctx.domain, generation=ctx.generation)
+        chosen = select(found)
+        rep.counts["perspective_candidates"] = len(found)
+        by_seq: dict[tuple[str, ...], list[str]] = {}
+        for r in rows:
+            by_seq.setdefault(tuple(r["concept_keys"]), []).append(r["uid"])
+        views = []
+        for v in chosen:
+            uids = v.path_uids
+            cats = sorted({p.categories[v.hop - 1] or p.labels[v.hop - 1] for p in v.paths})
+            group = by_seq.get(tuple(v.concept_keys), [])
+            views.append(
+                {
+                    "uid": perspective_uid(
+                        ctx.domain, v.concept_keys, v.level, [str(v.hop), v.focus]
+                    ),
+                    "domain": ctx.domain,
+                    "concept_keys": v.concept_keys,
+                    "hops": len(v.concept_keys) - 1,
+                    "hop": v.hop,
+                    "level": v.level,
+                    "focus": [v.focus],
+                    "categories": cats,
+                    "theme": theme_of(v.level, [v.focus]),
+                    "targets": sorted(uids),
+                    "distractors": [u for u in group if u not in uids],
+                    "provenance": prov,
+                    "generation": ctx.generation,
+                }
+            )
         ctx.write_items(
             STAGE, [("pipeline/write_perspectives", {"rows": views})], ["domain"], input_hash
         )
@@ -124,6 +138,7 @@ def run(ctx: BuildContext) -> StageReport:
         rep.written = len(rows) + len(views)
         rep.note(
             f"{len(rows)} paths over {rep.counts['sequences']} concept sequences, "
-            f"{len(views)} perspectives (enumeration {rep.counts['enumeration_ms']} ms)"
+            f"{len(found)} candidate perspectives, "
+            f"{len(views)} selected (enumeration {rep.counts['enumeration_ms']} ms)"
         )
         return rep

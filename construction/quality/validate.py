@@ -11,6 +11,9 @@ Checks, each pass / warn / fail with the offending items:
   both endpoint concepts (by name or mention terms);
 - naming: share of concepts whose name occurs in their own facts; no name is a generic word;
 - duplicates: no two questions share their text;
+- perspectives: every question's target set is a perspective of the shared grouping
+  (`kg.queries.perspectives`: the valid paths over its concept sequence that share a relation
+  label, or a palette category, at one hop); a question that is not warns;
 - hop_distribution: questions per hop beside the paper's Table 1 (a hop without questions
   warns).
 """
@@ -25,6 +28,8 @@ from pydantic import BaseModel, Field
 
 from construction.pipeline.noun_phrases import NAME_STOP, norm, occurs_in, stop_words
 from kg.errors import InputError
+from kg.queries.models import Perspective
+from kg.queries.perspectives import candidates
 from kg.store import Store
 
 Status = Literal["pass", "warn", "fail"]
@@ -326,6 +331,24 @@ def check_duplicates(questions: list[dict]) -> tuple[Check, int]:
     ), extra
 
 
+def check_perspectives(questions: list[dict], perspectives: list[Perspective]) -> Check:
+    """Is each question's target set one of the candidate perspectives of its paths?"""
+    sets = {p.path_uids for p in perspectives}
+    bad = [
+        f"q{q['id']}: targets {', '.join(t['signature'] for t in q['targets'])}"
+        for q in questions
+        if q["targets"] and frozenset(t["uid"] for t in q["targets"]) not in sets
+    ]
+    n = len(questions)
+    return Check(
+        name="perspectives",
+        status="warn" if bad else "pass",
+        value=f"{n - len(bad)}/{n}",
+        detail="target set = the valid paths sharing a relation (label or category) at one hop",
+        offending=bad,
+    )
+
+
 def paper_domain(domain: str) -> str | None:
     """The Table 1 row a domain compares with: its name contains physics or biology."""
     return next((d for d in PAPER_TABLE1 if d in domain.lower()), None)
@@ -414,6 +437,10 @@ def validate_domain(store: Store, domain: str) -> ValidationReport:
         grounded,
         naming,
         dups,
+        check_perspectives(
+            questions,
+            candidates(store, domain, by="label") + candidates(store, domain, by="category"),
+        ),
         check_hop_distribution(hops, paper_domain(domain) is not None),
     ]
     if not questions:

@@ -32,4 +32,4 @@ OPTIONAL MATCH (q:Question)-[:ASKS]->(v)
 RETURN v.uid AS uid, v.theme AS theme, v.level AS level, v.focus AS focus, v.categories AS categories, v.hops AS hops,
        v.concept_keys AS concept_keys, names, summaries, targets, distractors,
        q.uid AS question_uid, q.id AS question_id, q.text AS question_text, fresh
-ORDER BY v.hops, v.concept_keys, v.focus
+ORDER BY v.hops, v.concept_keys, v.hop, v.focus

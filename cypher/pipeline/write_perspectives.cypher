@@ -1,8 +1,9 @@
-// Stage 7: Perspective nodes with their target and distractor paths.
+// Stage 7: Perspective nodes (the selected perspectives: paths sharing a relation at one hop)
+// with their target and distractor paths.
 UNWIND $rows AS row
 MERGE (v:Perspective {uid: row.uid})
 SET v.domain = row.domain, v.concept_keys = row.concept_keys, v.hops = row.hops,
-    v.level = row.level, v.focus = row.focus, v.categories = row.categories, v.theme = row.theme,
+    v.level = row.level, v.hop = row.hop, v.focus = row.focus, v.categories = row.categories, v.theme = row.theme,
     v.provenance = row.provenance, v.generation = row.generation
 WITH v, row
 CALL (v, row) {

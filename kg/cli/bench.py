@@ -412,19 +412,40 @@ def paths(
     console.print(t)
 
 
+class By(StrEnum):
+    label = "label"
+    category = "category"
+
+
 def perspectives(
-    a: str = typer.Argument(..., help="Start concept: key or free text."),
-    b: str = typer.Argument(..., help="End concept: key or free text."),
+    a: str | None = typer.Argument(None, help="Start concept: key or free text."),
+    b: str | None = typer.Argument(None, help="End concept: key or free text."),
     domain: str | None = DOMAIN_OPTION,
     palette: list[str] | None = PALETTE_OPTION,
+    by: By = typer.Option(
+        By.label, "--by", help="Share a relation label at a hop, or (coarser) a palette category."
+    ),
     max_hops: int = typer.Option(3, min=1, max=3),
-    cutoff: float = typer.Option(
-        0.75, help="Jaccard similarity at which GDS merges two groups.", min=0.0, max=1.0
+    check: bool = typer.Option(
+        False,
+        "--check",
+        help="Instead of A and B: how often each question's target set is a candidate and a "
+        "selected perspective, by domain and hop (the fidelity report).",
     ),
     fmt: Fmt = typer.Option(Fmt.table, "--format"),
 ) -> None:
-    """Group the paths between A and B into perspectives (relation categories, merged with GDS)
-    and show which imported questions target each."""
+    """Perspectives between A and B: paths sharing a relation at one hop (or --check).
+
+    A perspective is the set of valid paths over one concept sequence that share a relation at
+    one hop. Shown per perspective: the relation and hop, its paths, whether the selection rule
+    asks it, and the imported questions that target it (docs/perspectives.md)."""
+    if check:
+        if a or b:
+            fail("--check takes no concepts (narrow it with --domain)")
+        _perspective_check(domain, palette, by, fmt)
+        return
+    if a is None or b is None:
+        fail("give two concepts A and B (or --check)")
     from kg.queries.perspectives import group_perspectives
 
     with open_store() as store:
@@ -436,23 +457,67 @@ def perspectives(
             start.key,
             end.key,
             _palette_for(_load_palettes(palette), start.domain),
+            by=by.value,
             max_hops=max_hops,
-            merge_cutoff=cutoff,
         )
     if fmt is Fmt.json:
-        _echo_json([g.model_dump() | {"signatures": g.signatures} for g in groups])
+        _echo_json(
+            [
+                g.model_dump(exclude={"paths"})
+                | {"name": g.name, "paths": [p.model_dump() for p in g.paths]}
+                for g in groups
+            ]
+        )
         return
+    n_sel = sum(g.selected for g in groups)
     t = Table(
-        title=f"{len(groups)} perspective(s) {start.domain}/{start.key} -> {end.key}",
+        title=f"{len(groups)} perspective(s), {n_sel} selected, "
+        f"{start.domain}/{start.key} -> {end.key}",
         show_lines=True,
     )
-    for col in ["perspective", "paths", "questions targeting it"]:
+    for col in ["relation @ hop", "asked", "paths", "questions targeting it"]:
         t.add_column(col, overflow="fold")
     for g in groups:
-        merged = "" if len(g.keys) == 1 else f"\n(merged {len(g.keys)} groups)"
+        where = g.name + "".join(f"\n(same paths @ hop {h})" for h in g.also_at)
+        where += f"\nof {g.foci_at_hop} at this hop" if g.hop else "\n(whole sequence)"
         qs = "\n".join(f"#{q.id} [{q.theme}]" for q in g.questions) or "-"
-        t.add_row(g.name + merged, "\n".join(g.signatures), qs)
+        t.add_row(where, "yes" if g.selected else "no", "\n".join(g.signatures), qs)
     console.print(t)
+
+
+def _perspective_check(domain: str | None, palette: list[str] | None, by: By, fmt: Fmt) -> None:
+    from kg.queries.perspective_fidelity import perspective_fidelity
+
+    loaded = _load_palettes(palette)
+    with open_store() as store:
+        domains = [domain] if domain else [r["name"] for r in store.query("core/domain_names")]
+        palettes = {d: _palette_for(loaded, d) or {} for d in domains}
+        report = perspective_fidelity(
+            store, [domain] if domain else None, by=by.value, palettes=palettes
+        )
+    if fmt is Fmt.json:
+        _echo_json(report.model_dump())
+        return
+    t = Table(title=f"perspective fidelity (grouped by {by.value})")
+    cols = ["domain", "hop", "questions", "candidate", "label|category", "selected"]
+    for col in [*cols, "sequences", "proposed/asked"]:
+        t.add_column(col, justify="left" if col == "domain" else "right")
+    for r in report.rows:
+        t.add_row(
+            r.domain,
+            str(r.hop) if r.hop else "all",
+            str(r.questions),
+            f"{r.candidate} {r.candidate_share:.1%}",
+            f"{r.either} {r.either_share:.1%}",
+            f"{r.selected} {r.selected_share:.1%}",
+            str(r.sequences),
+            f"{r.proposed}/{r.asked}",
+        )
+    console.print(t)
+    if report.not_candidate:
+        console.print("not a candidate: " + ", ".join(report.not_candidate), highlight=False)
+    if report.not_selected:
+        console.print("candidate, not selected: " + ", ".join(report.not_selected), highlight=False)
 
 
 # ---------------------------------------------------------------- questions
@@ -483,8 +548,9 @@ def question_show(
     )
     console.print(q.text or "", highlight=False, markup=False)
     t = Table(title="valid paths", show_lines=True)
-    for col in ["role", "name", "path", "perspective group"]:
-        t.add_column(col, overflow="fold")
+    widest = max((len(p.signature) for p in q.paths), default=0)
+    for col in ["role", "name", "path", "perspectives (* its target set)"]:
+        t.add_column(col, overflow="fold", min_width=min(widest, 60) if col == "path" else None)
     for p in q.paths:
         t.add_row(
             p.role,

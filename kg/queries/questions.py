@@ -54,13 +54,19 @@ def question_details(store: Store, qid: int, domain: str | None = None) -> list[
 def annotate_perspectives(
     store: Store, q: QuestionDetail, palette: dict[str, str] | None = None
 ) -> None:
-    """Set each path's `perspective`: its group between the question's endpoints."""
+    """Set each path's `perspective`: the candidate perspectives between the question's
+    endpoints that hold it (`relation @ hop`, a star marking the question's own target set)."""
     from kg.queries.perspectives import group_perspectives
 
     ends = q.endpoints
     if ends is None:
         return
     groups = group_perspectives(store, q.domain, ends[0], ends[1], palette)
-    where = {sig: g.name for g in groups for sig in g.signatures}
+    targets = frozenset(p.signature for p in q.targets)
     for p in q.paths:
-        p.perspective = where.get(p.signature)
+        names = [
+            g.name + (" *" if frozenset(g.signatures) == targets else "")
+            for g in groups
+            if p.signature in g.signatures
+        ]
+        p.perspective = "\n".join(names) or None

@@ -116,12 +116,25 @@ def test_perspectives_show_question_targets(kg, shared_data):
             "physics",
             "--palette",
             str(palette),
+            "--by",
+            "category",
             "--format",
             "json",
         ).stdout
     )
-    causal = next(g for g in data if g["name"] == "causal_relations")
+    causal = next(g for g in data if g["name"] == "causal_relations @ hop 1")
     assert [q["id"] for q in causal["questions"]] == [0]
+    assert sorted(p["labels"][0] for p in causal["paths"]) == [
+        "CAUSES",
+        "ENABLES_FUNCTION",
+        "EXPLAINS_PHENOMENON",
+    ]
+    by_label = json.loads(
+        kg("perspectives", "topic_3", "topic_13", "-d", "physics", "--format", "json").stdout
+    )
+    precedes = next(g for g in by_label if g["focus"] == "PRECEDES")
+    assert (precedes["hop"], precedes["selected"]) == (1, True)
+    assert [q["id"] for q in precedes["questions"]] == [1]
     table = kg(
         "perspectives",
         "topic_3",
@@ -130,8 +143,21 @@ def test_perspectives_show_question_targets(kg, shared_data):
         "physics",
         "--palette",
         f"physics={palette}",
+        "--by",
+        "category",
     )
     assert "causal_relations" in table.stdout and "#0" in table.stdout
+
+
+def test_perspectives_check_prints_the_fidelity_report(kg):
+    report = json.loads(kg("perspectives", "--check", "-d", "physics", "--format", "json").stdout)
+    rows = {(r["domain"], r["hop"]): r for r in report["rows"]}
+    total = rows[("all", None)]
+    assert total["questions"] == rows[("physics", None)]["questions"] > 0
+    assert total["selected"] <= total["candidate"] <= total["questions"]
+    table = kg("perspectives", "--check", "-d", "physics").stdout
+    assert "perspective fidelity" in table and "not a candidate: physics#0" in table
+    assert "takes no concepts" in kg("perspectives", "topic_3", "--check", code=1).output
 
 
 def test_question_show_and_concepts(kg):

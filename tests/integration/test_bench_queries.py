@@ -85,49 +85,48 @@ def test_max_hops_limits_the_paths(graph):
         paths_between(graph, a, b, max_hops=4)
 
 
-def _gds_graphs(store) -> list[str]:
-    return [
-        r["graphName"]
-        for r in store.run_text("CALL gds.graph.list() YIELD graphName RETURN graphName")
-    ]
-
-
-def test_perspectives_follow_palette_categories(graph, physics_palette):
-    groups = group_perspectives(graph, "physics", "topic_3", "topic_13", physics_palette)
+def test_perspectives_by_palette_category(graph, physics_palette):
+    groups = group_perspectives(
+        graph, "physics", "topic_3", "topic_13", physics_palette, by="category"
+    )
     by_name = {g.name: g for g in groups}
-    causal = by_name["causal_relations"]
+    causal = by_name["causal_relations @ hop 1"]
     assert sorted(p.labels[0] for p in causal.paths) == [
         "CAUSES",
         "ENABLES_FUNCTION",
         "EXPLAINS_PHENOMENON",
     ]
     assert [q.id for q in causal.questions] == [0]
-    assert [q.id for q in by_name["temporal_procedural_relations"].questions] == [1]
-    assert not [g for g in _gds_graphs(graph) if g.startswith("bench_perspectives_")]
+    assert [q.id for q in by_name["temporal_procedural_relations @ hop 1"].questions] == [1]
 
 
-def test_without_palette_groups_are_label_signatures(graph):
+def test_by_label_each_relation_of_a_one_hop_pair_is_a_perspective(graph):
     groups = group_perspectives(graph, "physics", "topic_3", "topic_13")
     assert sorted(g.name for g in groups) == [
-        "CAUSES",
-        "ENABLES_FUNCTION",
-        "EXPLAINS_PHENOMENON",
-        "PRECEDES",
+        "CAUSES @ hop 1",
+        "ENABLES_FUNCTION @ hop 1",
+        "EXPLAINS_PHENOMENON @ hop 1",
+        "PRECEDES @ hop 1",
     ]
+    assert all(g.selected and g.group_size == 4 for g in groups)
 
 
-def test_gds_merges_near_identical_groups(graph, physics_palette):
-    strict = group_perspectives(
-        graph, "physics", "topic_17", "topic_6", physics_palette, merge_cutoff=1.0
-    )
-    loose = group_perspectives(
-        graph, "physics", "topic_17", "topic_6", physics_palette, merge_cutoff=0.3
-    )
-    sigs = lambda gs: sorted(s for g in gs for s in g.signatures)  # noqa: E731
-    assert sigs(strict) == sigs(loose)  # every path in exactly one perspective
-    assert len(loose) < len(strict)
-    assert any(len(g.keys) > 1 for g in loose)
-    assert not [g for g in _gds_graphs(graph) if g.startswith("bench_perspectives_")]
+def test_three_hop_perspectives_share_a_relation_at_one_hop(graph, sample):
+    groups = group_perspectives(graph, "physics", "topic_17", "topic_6")
+    group = {s for g in groups for s in g.signatures}
+    for hop in {g.hop for g in groups}:  # the candidates of a hop partition the paths
+        at = [g for g in groups if g.hop == hop]
+        assert sorted(s for g in at for s in g.signatures) == sorted(group)
+        assert all({p.labels[hop - 1] for p in g.paths} == {g.focus} for g in at)
+    lines = [json.loads(x) for x in sample.read_text(encoding="utf-8").splitlines()]
+    asked = [d for d in lines if d["id"] in {2, 3}]
+    for d in asked:  # each published target set is one perspective, with its question
+        targets = {
+            next(v for k, v in p.items() if k.startswith("path_"))
+            for p in d["perspective_valid_paths"]
+        }
+        [match] = [g for g in groups if set(g.signatures) == targets]
+        assert [q.id for q in match.questions] == [d["id"]]
 
 
 def test_stats_match_the_file(graph, sample):
@@ -174,8 +173,11 @@ def test_question_detail_with_perspectives(graph, physics_palette):
     assert len(q.targets) == 3 and len(q.distractors) == 1
     assert q.endpoints == ("topic_3", "topic_13")
     annotate_perspectives(graph, q, physics_palette)
-    assert {p.perspective for p in q.targets} == {"causal_relations"}
-    assert q.distractors[0].perspective == "temporal_procedural_relations"
+    assert [p.perspective for p in q.distractors] == ["PRECEDES @ hop 1"]
+    [q2] = question_details(graph, 2, "physics")
+    annotate_perspectives(graph, q2)
+    assert all("IS_A_SPECIAL_CASE_OF @ hop 2 *" in (p.perspective or "") for p in q2.targets)
+    assert not any("*" in (p.perspective or "") for p in q2.distractors)
 
 
 def test_all_pairs_query_matches_networkx(graph):

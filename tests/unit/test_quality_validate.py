@@ -146,3 +146,22 @@ def test_hop_rows_sit_beside_the_papers_table():
     assert check.status == "warn" and check.offending == ["3-hop: no questions"]
     pooled = hop_rows("history", qs)  # not in the stored Table 1: physics + biology pooled
     assert [r.paper_questions for r in pooled] == [217, 325, 119]
+
+
+def test_perspectives_check_warns_on_a_target_set_no_hop_shares():
+    from construction.quality.validate import check_perspectives
+    from kg.queries.models import GraphPath, Perspective
+
+    a, b, c = _path(["x", "y"], ["A"]), _path(["x", "y"], ["B"]), _path(["x", "y"], ["C"])
+
+    def view(path, focus):
+        gp = GraphPath(**path, reasons=[None], edge_uids=["e"])
+        return Perspective(
+            concept_keys=["x", "y"], hop=1, focus=focus, foci_at_hop=3, group_size=3, paths=[gp]
+        )
+
+    views = [view(a, "A"), view(b, "B"), view(c, "C")]
+    good = check_perspectives([_q(1, [a], [b, c])], views)
+    assert (good.status, good.value) == ("pass", "1/1")
+    bad = check_perspectives([_q(1, [a], [b, c]), _q(2, [a, b], [c])], views)
+    assert (bad.status, bad.value) == ("warn", "1/2") and bad.offending[0].startswith("q2:")

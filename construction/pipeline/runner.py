@@ -20,8 +20,8 @@ from construction.pipeline.llm_route import BuildLLM
 from kg import domains, leases
 from kg.errors import InputError, Interrupted
 from kg.ids import build_run_uid
-from kg.processes import stop_signal_name
 from kg.palette import Palette, load_palette, stored_palette
+from kg.processes import stop_signal_name
 from kg.runs import RunStatus, finish_run, start_run
 from kg.store import Store
 

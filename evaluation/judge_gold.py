@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from evaluation.jsonl_rows import JsonlRows, question_of, questions_by_id
 from evaluation.models import EvalQuestion
 from evaluation.questions import EvalInputError
+from kg.input_rules import blank
 
 
 class GoldFileError(EvalInputError):
@@ -64,6 +65,8 @@ def load_gold(path: Path, questions: list[EvalQuestion]) -> list[GoldAnswer]:
         answer = row.get("answer")
         if not isinstance(answer, str):
             bad("answer", "missing (the answer text)")
+        elif blank(answer):
+            bad("answer", "empty: a gold answer needs its text")
         style = row.get("style", "unspecified")
         if not isinstance(style, str) or not style.strip():
             bad("style", "must be a non-empty string when given")

@@ -119,7 +119,7 @@ def _set_initial_password(java: Path, home: ServerHome, lib: Path, password: str
         args = Path(folder) / "args"
         fd = os.open(args, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(f'"{password}"\n')  # token_urlsafe: no quote or backslash to escape
+            fh.write(password + "\n")  # token_urlsafe: no space, quote or '#' to escape
         proc = subprocess.run(
             [str(java), "-cp", f"{lib}/*", ADMIN_TOOL, "dbms", "set-initial-password", f"@{args}"],
             env=env,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from kg.cli.console import console, fail, open_store
+from kg.cli.console import console, err_console, fail, open_store
 
 judge_app = typer.Typer(
     help="How far a judge can be trusted: validate it against gold labels.", no_args_is_help=True
@@ -100,20 +100,30 @@ def validate_cmd(
         if not decisions:
             fail(f"the judge failed on every gold answer: {'; '.join(errors[:3])}")
         result = summarize(j.name, decisions, gold, file_hash(gold), errors)
-        if store_result:
+        # A measurement with failed calls is partial: never stored over the last full one.
+        if store_result and not errors:
             store_validation(store, result)
     if fmt == "json":
         typer.echo(result.model_dump_json(indent=2))
     else:
         _print_tables([validation_table(result)])
         for err in errors[:10]:
-            console.print(f"  [yellow]![/] {err}", highlight=False)
-        if store_result:
+            err_console.print(f"  [yellow]![/] {err}", highlight=False)
+        if store_result and not errors:
             console.print(
                 f"stored as {result.uid}: reports of runs judged by {j.name} now "
                 f"show kappa {result.overall.kappa.mean:.2f}",
                 highlight=False,
             )
+
+    if errors:  # on stderr, after any JSON on stdout; the exit code says it too
+        fail(
+            f"partial measurement: {len(errors)} judge call(s) failed over "
+            f"{len(items)} gold answer(s); "
+            + ("nothing stored (the stored measurement is kept)" if store_result else "")
+            + "; fix the judge's endpoint or key and run again",
+            code=2,
+        )
 
 
 @judge_app.command("list")

@@ -277,7 +277,9 @@ def effective_status(store: Store, runs: Iterable[dict[str, Any]]) -> list[dict[
     out = []
     for r in rows:
         info = live.get(r.get("uid"))
-        if info is not None and not info["live"]:
+        if info is not None and (not info["live"] or _dead_here(info["owner"])):
+            # no live lease, or its owner is a process of this host that is gone (killed):
+            # the run cannot be running, whether or not its lease has expired yet
             r = {**r, "status": "interrupted", "status_reason": "lease expired"}
         elif info is not None:
             r = {**r, "owner": info["owner"]}

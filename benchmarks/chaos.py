@@ -335,7 +335,8 @@ def concurrent_cases(
         )
 
     # 4. an eval started while a build holds the domain: refused, nothing answered
-    build = _spawn([*KG, "build", "chaos_building", "--chunks", str(chunks)], env)
+    palette = ["--palette", str(DEMO / "palette.json")]
+    build = _spawn([*KG, "build", "chaos_building", "--chunks", str(chunks), *palette], env)
     _wait(
         lambda: bool(
             store.run_text("MATCH (l:Lease {key: 'build:chaos_building'}) RETURN l.owner AS o")
@@ -363,6 +364,27 @@ def concurrent_cases(
         f"{(ev.stdout + ev.stderr).strip()} | build exit {build.returncode}",
     )
 
+    # 4b. the same, deterministic: this process holds the domain's build lease (as a build
+    # does from its start to its end) while an eval of the domain starts
+    from kg import leases
+
+    with leases.hold(store, f"build:{domain}", "chaos-held-build", "build"):
+        ev = subprocess.run(
+            eval_cmd(base_url, "chaos-while-held", limit, domain),
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+    answered = store.run_text(
+        "MATCH (a:Answer)-[:IN_RUN]->(:Run {uid: 'chaos-while-held'}) RETURN count(a) AS n"
+    )[0]["n"]
+    record(
+        "eval while a build holds the domain",
+        ev.returncode == 3 and "being written by" in ev.stdout + ev.stderr and answered == 0,
+        f"eval exit {ev.returncode}: {(ev.stdout + ev.stderr).strip()}; answers {answered}",
+    )
+
     # 5-6. SIGTERM / SIGINT to an eval: exit 130, one line, stored `interrupted`, lease gone
     for sig in (signal.SIGTERM, signal.SIGINT):
         run_id = f"chaos-{sig.name.lower()}"
@@ -385,7 +407,7 @@ def concurrent_cases(
         )
 
     # 7. SIGTERM to a build: exit 130, its Run `interrupted`, its lease gone
-    build = _spawn([*KG, "build", "chaos_sigterm", "--chunks", str(chunks)], env)
+    build = _spawn([*KG, "build", "chaos_sigterm", "--chunks", str(chunks), *palette], env)
     _wait(
         lambda: bool(
             store.run_text(

@@ -482,6 +482,21 @@ def _execute_leased(
     setup_s = time.perf_counter() - started
     try:
         asyncio.run(pipe.run(items, workers))
+        if pipe.db_error is not None:
+            lease.problem = lease.problem or pipe.db_error  # do not wait on the dead server
+            raise _database_lost(spec, run_id, pipe, clients)
+        failed = len(items) - pipe.completed
+        status = (
+            RunStatus.interrupted
+            if pipe.stopped
+            else RunStatus.partial
+            if failed
+            else RunStatus.done
+        )
+        errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
+        if gone := _questions_gone(store, run_id, questions):
+            status, errors = RunStatus.failed, [gone, *errors]
+        _close(store, run_id, status, errors, items, pipe)
     except KeyboardInterrupt:  # SIGINT, or SIGTERM (kg.processes.stop_signals_interrupt)
         why = f"interrupted by {stop_signal_name()}"
         _close(store, run_id, RunStatus.interrupted, [why, *pipe.errors], items, pipe)
@@ -490,23 +505,13 @@ def _execute_leased(
             f"{len(items) - pipe.completed} left; resume with: kg eval "
             f"{'run' if spec.kind == 'eval' else 'judge'} --run-id {run_id} (same options)"
         ) from None
+    except DatabaseLost:
+        raise
     except Exception as exc:  # noqa: BLE001 - no error may leave the run `running`
         if pipe.db_error is None:
             why = f"{type(exc).__name__}: {exc}"[:1000]
             _close(store, run_id, RunStatus.failed, [why, *pipe.errors], items, pipe)
         raise
-    if pipe.db_error is not None:
-        lease.problem = lease.problem or pipe.db_error  # do not wait on the dead server
-        raise _database_lost(spec, run_id, pipe, clients)
-
-    failed = len(items) - pipe.completed
-    status = (
-        RunStatus.interrupted if pipe.stopped else RunStatus.partial if failed else RunStatus.done
-    )
-    errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
-    if gone := _questions_gone(store, run_id, questions):
-        status, errors = RunStatus.failed, [gone, *errors]
-    _close(store, run_id, status, errors, items, pipe)
     return RunSummary(
         run_id=run_id,
         status=status,

@@ -27,7 +27,7 @@ import chaos  # noqa: E402 - the benchmark's cases, one copy
 def test_concurrent_writes_and_signals_never_leave_done_over_missing_or_stale_running(
     bench, llm_server, tmp_path
 ):
-    add_eval_model(llm_server)
+    add_eval_model(llm_server, delay=0.3)  # an eval of 12 questions outlives its first batch
     chunks = tmp_path / "chunks.json"
     chunks.write_text(json.dumps(json.loads((chaos.DEMO / "chunks.json").read_text())[:10]))
 
@@ -41,11 +41,11 @@ def test_concurrent_writes_and_signals_never_leave_done_over_missing_or_stale_ru
 
     env = {**os.environ, "OPENAI_API_KEY": "test-key", "COLUMNS": "400"}
     cases = chaos.concurrent_cases(
-        bench, llm_server.base_url, env, limit=6, build_chunks=chunks, hold=hold
+        bench, llm_server.base_url, env, limit=12, build_chunks=chunks, hold=hold
     )
     failed = [c for c in cases if not c["ok"]]
     assert not failed, json.dumps(failed, indent=2)
-    assert len(cases) == 8
+    assert len(cases) == 9
     counts = chaos.integrity_counts(bench, env)
     assert counts == {
         "done_over_missing_questions": 0,

@@ -41,11 +41,11 @@ def test_concurrent_writes_and_signals_never_leave_done_over_missing_or_stale_ru
 
     env = {**os.environ, "OPENAI_API_KEY": "test-key", "COLUMNS": "400"}
     cases = chaos.concurrent_cases(
-        bench, llm_server.base_url, env, limit=12, build_chunks=chunks, hold=hold
+        bench, llm_server.base_url, env, limit=12, build_chunks=chunks, hold=hold, real_build=False
     )
     failed = [c for c in cases if not c["ok"]]
     assert not failed, json.dumps(failed, indent=2)
-    assert len(cases) == 9
+    assert len(cases) == 8
     counts = chaos.integrity_counts(bench, env)
     assert counts == {
         "done_over_missing_questions": 0,

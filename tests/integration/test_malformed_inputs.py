@@ -30,15 +30,15 @@ def _command(name: str, path: Path) -> list[str]:
 
 
 def checksum(store) -> str:
-    """Every node (labels, uid or name, property keys) and relationship (type, ends), leases
+    """Every node (labels and properties) and relationship (type, ends, properties), leases
     aside (they are bookkeeping, not content)."""
     nodes = store.run_text(
-        "MATCH (n) WHERE NOT n:Lease RETURN labels(n) AS l, coalesce(n.uid, n.name, n.key) AS u,"
-        " [k IN keys(n) | k + '=' + toString(n[k])] AS p ORDER BY u, l"
+        "MATCH (n) WHERE NOT n:Lease RETURN labels(n) AS l, properties(n) AS p "
+        "ORDER BY coalesce(n.uid, n.name, n.key), l"
     )
     rels = store.run_text(
         "MATCH (a)-[r]->(b) RETURN type(r) AS t, coalesce(a.uid, a.name) AS a, "
-        "coalesce(b.uid, b.name) AS b, keys(r) AS k ORDER BY t, a, b"
+        "coalesce(b.uid, b.name) AS b, properties(r) AS p ORDER BY t, a, b"
     )
     text = json.dumps([nodes, rels], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()

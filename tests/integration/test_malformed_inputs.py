@@ -40,7 +40,7 @@ def checksum(store) -> str:
         "MATCH (a)-[r]->(b) RETURN type(r) AS t, coalesce(a.uid, a.name) AS a, "
         "coalesce(b.uid, b.name) AS b, properties(r) AS p ORDER BY t, a, b"
     )
-    text = json.dumps([nodes, rels], sort_keys=True, default=str)
+    text = "\n".join(sorted(json.dumps(r, sort_keys=True, default=str) for r in nodes + rels))
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT.parent / "shared" / "data" / "perspectivebench" / "sample.jsonl"
@@ -287,7 +288,7 @@ def concurrent_cases(
     build_chunks: Path | None = None,
     hold=contextlib.nullcontext,
     real_build: bool = True,
-) -> list[dict[str, object]]:
+) -> list[dict[str, Any]]:
     """Each case as {case, ok, detail}: writers refused while an eval reads `domain`, an eval
     refused while a build holds it, signals that close runs and builds `interrupted`.
 
@@ -298,7 +299,7 @@ def concurrent_cases(
     during a real offline build of `build_chunks` (it needs chunks that give questions; CI's
     test keeps the deterministic case of a held build lease only)."""
     chunks = build_chunks or DEMO / "chunks.json"
-    out: list[dict[str, object]] = []
+    out: list[dict[str, Any]] = []
 
     def record(case: str, ok: bool, detail: str) -> None:
         out.append({"case": case, "ok": bool(ok), "detail": detail[-600:]})
@@ -349,7 +350,7 @@ def concurrent_cases(
         )
         _wait(lambda: bool(_questions(store, "chaos_building")) or build.poll() is not None, 600)
         started_during = build.poll() is None
-        ev = subprocess.run(
+        res = subprocess.run(
             eval_cmd(base_url, "chaos-during-build", limit, "chaos_building"),
             cwd=ROOT,
             env=env,
@@ -357,15 +358,15 @@ def concurrent_cases(
             text=True,
         )
         build_out, _ = build.communicate(timeout=900)
-        refused = ev.returncode == 3 and "being written by" in ev.stdout + ev.stderr
+        refused = res.returncode == 3 and "being written by" in res.stdout + res.stderr
         after = store.run_text("MATCH (r:Run {uid: 'chaos-during-build'}) RETURN r.status AS s")
         record(
             "eval during build",
             build.returncode == 0
             # refused while the build ran; an eval that met the finished build is done over it
-            and (refused or (ev.returncode == 0 and after == [{"s": "done"}])),
-            f"eval started while the build ran: {started_during}; eval exit {ev.returncode}: "
-            f"{(ev.stdout + ev.stderr).strip()} | build exit {build.returncode}",
+            and (refused or (res.returncode == 0 and after == [{"s": "done"}])),
+            f"eval started while the build ran: {started_during}; eval exit {res.returncode}: "
+            f"{(res.stdout + res.stderr).strip()} | build exit {build.returncode}",
         )
 
     # 4b. the same, deterministic: this process holds the domain's build lease (as a build
@@ -373,7 +374,7 @@ def concurrent_cases(
     from kg import leases
 
     with leases.hold(store, f"build:{domain}", "chaos-held-build", "build"):
-        ev = subprocess.run(
+        res = subprocess.run(
             eval_cmd(base_url, "chaos-while-held", limit, domain),
             cwd=ROOT,
             env=env,
@@ -385,8 +386,8 @@ def concurrent_cases(
     )[0]["n"]
     record(
         "eval while a build holds the domain",
-        ev.returncode == 3 and "being written by" in ev.stdout + ev.stderr and answered == 0,
-        f"eval exit {ev.returncode}: {(ev.stdout + ev.stderr).strip()}; answers {answered}",
+        res.returncode == 3 and "being written by" in res.stdout + res.stderr and answered == 0,
+        f"eval exit {res.returncode}: {(res.stdout + res.stderr).strip()}; answers {answered}",
     )
 
     # 5-6. SIGTERM / SIGINT to an eval: exit 130, one line, stored `interrupted`, lease gone
@@ -547,6 +548,7 @@ def main() -> None:
             cases = concurrent_cases(store, slow_url, env, limit=args.questions)
             cases_s = time.perf_counter() - t0
         finally:
+            assert slow.stdin is not None
             slow.stdin.close()
             slow.wait(10)
         for c in cases:

@@ -3,8 +3,10 @@
 - Bytes: UTF-8. A byte-order mark at the very start of a file is skipped (editors on Windows
   write one; it is not content); any other byte that is not UTF-8 is refused, naming its line
   and column.
-- Ids: an integer, or a string of ASCII digits only (`"7"`). `"7_0_3"` (Python's `int()` reads
-  703), `" 7"`, `"+7"`, `"7.0"`, `"٧"` and `true` are refused: an id is never guessed.
+- Ids read as numbers (question ids in gold and answer files): an integer, or a string of
+  ASCII digits only (`"7"`). `"7_0_3"` (Python's `int()` reads 703), `" 7"`, `"+7"`, `"7.0"`,
+  `"٧"` and `true` are refused: an id is never guessed. (A PerspectiveBench line's `id` must
+  be a JSON integer; chunk ids are names, kept as written.)
 - Texts a record exists for (a question, an answer, a chunk) may not be empty or blank.
 
 Problems are `file:line:field: problem` strings, as every reader reports them.

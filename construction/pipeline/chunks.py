@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from kg import json_checks
 from kg.errors import InputError
 from kg.ids import chunk_uid
-from kg.input_rules import blank, decode_text, parse_id
+from kg.input_rules import blank, decode_text
 
 
 class ChunkInputError(InputError):
@@ -81,10 +81,6 @@ def read_chunk_json(path: Path, domain: str) -> list[Chunk]:
         if found := json_checks.scan(item, f"[{i}]"):
             p = found[0]
             raise ChunkInputError(f"{path}:{_line_of(text, i)}:{p.field}: {p.problem}")
-        if isinstance(item, dict) and "id" in item:
-            _, bad_id = parse_id(item["id"])
-            if bad_id:
-                raise ChunkInputError(f"{path}:{_line_of(text, i)}:[{i}].id: {bad_id}")
     out: list[Chunk] = []
     seen: set[str] = set()
     for i, item in enumerate(data):

@@ -54,7 +54,14 @@ def test_judge_validate_with_failing_calls_exits_2_and_keeps_the_stored_measurem
 
 
 def test_build_json_allow_partial_warns_on_stderr_and_exits_2(store, llm_server, tmp_path):
-    import test_integrity_build as tb
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "integrity_build", Path(__file__).with_name("test_integrity_build.py")
+    )
+    assert spec is not None and spec.loader is not None
+    tb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tb)  # its scripted builder model and small chunk file
 
     chunks = tb._small_chunks(tmp_path)
     llm_server.add_rule(match=tb.facts_request_with(tb.FAILING), status=500)

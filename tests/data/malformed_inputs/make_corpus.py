@@ -88,10 +88,6 @@ def cases() -> dict[str, tuple[bytes, str]]:
         json.dumps([GOOD_CHUNK, {**GOOD_CHUNK, "id": 1, "text": " \n "}], indent=2).encode(),
         "empty",
     )
-    out["chunks_id_7_0_3.json"] = (
-        json.dumps([{**GOOD_CHUNK, "id": "7_0_3"}], indent=2).encode(),
-        "7_0_3",
-    )
     return out
 
 

@@ -26,7 +26,11 @@ def fail(message: str, code: int = 1) -> NoReturn:
     # name in brackets) is shown as written, never taken as a rich tag and swallowed.
     from rich.text import Text
 
-    err_console.print(Text.assemble(("error:", "bold red"), " ", message), highlight=False)
+    # soft_wrap: no line breaks inserted at the console width (a pipe's is 80), so a one-line
+    # message stays one line for scripts and logs
+    err_console.print(
+        Text.assemble(("error:", "bold red"), " ", message), highlight=False, soft_wrap=True
+    )
     raise typer.Exit(code)
 
 

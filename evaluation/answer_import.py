@@ -22,6 +22,7 @@ from evaluation.tokens import REGEX_TOKENIZER, count_tokens
 from kg import __version__
 from kg import runs as kg_runs
 from kg.ids import answer_uid
+from kg.input_rules import blank
 from kg.runs import RunStatus
 from kg.store import Store
 
@@ -61,6 +62,8 @@ def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAns
         text = row.get("answer")
         if not isinstance(text, str):
             bad("answer", "missing (the answer text, a string)")
+        elif blank(text):
+            bad("answer", "empty: an answer with no text cannot be judged")
         model = row.get("model", "")
         if model is None:
             model = ""

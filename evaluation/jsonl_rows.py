@@ -11,6 +11,8 @@ from typing import Any
 
 from evaluation.models import EvalQuestion
 from evaluation.questions import EvalInputError
+from kg import json_checks
+from kg.input_rules import decode_lines, parse_id
 
 Bad = Callable[[str, str], None]
 
@@ -20,27 +22,35 @@ class JsonlRows:
 
     def __init__(self, path: Path, error: Callable[[list[str]], EvalInputError]) -> None:
         self.path = path
-        self.problems: list[str] = []
         try:
-            self.lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise error([f"{path}: cannot read: {exc}"]) from exc
+            data = path.read_bytes()
+        except OSError as exc:
+            raise error([f"{path}:0:-: cannot read: {exc}"]) from exc
+        # the importer-wide rules (kg.input_rules): a leading BOM skipped, non-UTF-8 refused
+        self.lines, self.problems = decode_lines(path, data)
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any], Bad]]:
         for n, raw in enumerate(self.lines, start=1):
-            if not raw.strip():
-                continue
+            if raw is None or not raw.strip():
+                continue  # a non-UTF-8 line is already a problem
 
             def bad(field: str, problem: str, n: int = n) -> None:
                 self.problems.append(f"{self.path}:{n}:{field}: {problem}")
 
             try:
-                row = json.loads(raw)
+                row = json_checks.loads(raw)
             except json.JSONDecodeError as exc:
                 bad("-", f"not JSON ({exc.msg} at column {exc.colno})")
                 continue
+            except json_checks.JSONProblem as exc:  # nested too deeply to decode
+                bad(exc.field, exc.problem)
+                continue
             if not isinstance(row, dict):
                 bad("-", "expected a JSON object")
+                continue
+            if found := json_checks.scan(row):  # lone surrogates, ints beyond 64 bits, depth
+                for p in found:
+                    bad(p.field, p.problem)
                 continue
             yield n, row, bad
 
@@ -65,14 +75,9 @@ def question_of(
     the row's) are kept, then the imported ones (a published file refers to published
     questions, never to a draft built beside them). Still several: an error asking for
     `domain`."""
-    qid = row.get("question_id")
-    if isinstance(qid, bool) or not isinstance(qid, int | str):
-        bad("question_id", "missing (the question's id in the graph)")
-        return None
-    try:
-        qid = int(qid)
-    except ValueError:
-        bad("question_id", f"not an integer id: {qid!r}")
+    qid, problem = parse_id(row.get("question_id"))
+    if qid is None:
+        bad("question_id", f"{problem} (the question's id in the graph)")
         return None
     found = by_id.get(qid, [])
     domain = row.get("domain")

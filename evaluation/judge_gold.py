@@ -20,6 +20,7 @@ from evaluation.gold_kinds import KINDS, GoldKind, kind_of_style, setting_of_sty
 from evaluation.jsonl_rows import Bad, JsonlRows, question_of, questions_by_id
 from evaluation.models import EvalQuestion, Setting
 from evaluation.questions import EvalInputError
+from kg.input_rules import blank
 
 SETTINGS = [s.value for s in Setting]
 
@@ -116,6 +117,8 @@ def load_gold(
         answer = row.get("answer")
         if not isinstance(answer, str):
             bad("answer", "missing (the answer text)")
+        elif blank(answer):
+            bad("answer", "empty: a gold answer needs its text")
         style = row.get("style", "unspecified")
         if not isinstance(style, str) or not style.strip():
             bad("style", "must be a non-empty string when given")

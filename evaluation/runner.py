@@ -27,6 +27,7 @@ from evaluation.questions import EvalInputError, load_questions
 from evaluation.responders import Responder, make_responder
 from evaluation.spec import RunSpec
 from kg import __version__, leases
+from kg.errors import Interrupted
 from kg.ids import answer_uid
 from kg.llm import (
     BudgetExceeded,
@@ -36,6 +37,7 @@ from kg.llm import (
     StructuredOutputError,
     ledger_file,
 )
+from kg.processes import stop_signal_name
 from kg.runs import RunStatus
 from kg.store import Store, StoreError
 
@@ -103,6 +105,7 @@ class _Pipeline:
         self._ledger_mark = [0 for _ in clients]
         self.lease: leases.Lease | None = None
         self.db_error: str | None = None  # set when a batch could not be written
+        self.requests_at_stop: int | None = None  # HTTP requests sent when Neo4j was lost
         # offline judges that judge many answers at once: answers wait here for it
         self.batch_judge: Callable[[list[tuple[EvalQuestion, str, list[Fact]]]], list] | None = (
             getattr(judge, "judge_batch", None)
@@ -148,10 +151,21 @@ class _Pipeline:
             except Exception as exc:  # noqa: BLE001 - any failure to write stops the run
                 self.db_error = f"cannot write to Neo4j ({type(exc).__name__}: {exc})"[:500]
                 self.stopped = self.db_error
+                self.note_stop()
                 return
             self.completed += len(batch)
             if self.progress:
                 self.progress(self.completed, self.total)
+
+    def note_stop(self) -> None:
+        """Count the requests sent when the database was found lost (the message says how
+        many went out after: those already in flight)."""
+        if self.requests_at_stop is None:
+            self.requests_at_stop = sum(c.ledger.http_requests for c in self.clients)
+
+    def unrecorded_usage(self) -> dict[str, float | int]:
+        """Calls made since the last batch (failed items' calls are in no batch)."""
+        return self._usage_delta([])
 
     async def process(self, item: _Item) -> None:
         q, context, gt, stored, variant = item
@@ -213,6 +227,7 @@ class _Pipeline:
                     self.stopped = self.lease.problem
                     if self.lease.problem and "Neo4j" in self.lease.problem:
                         self.db_error = self.lease.problem
+                        self.note_stop()
                     break
                 item = queue.get_nowait()
                 q = item[0]
@@ -361,6 +376,7 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     if spec.kind == "judge":  # the answers' setting/strategy are the source run's
         props["setting"], props["strategy"] = source.get("setting"), source.get("strategy")
     with leases.hold(store, f"run:{run_id}", run_id, spec.kind) as lease:
+        hold_questions(store, lease, questions, spec)
         return _execute_leased(
             store,
             spec,
@@ -380,6 +396,30 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
             progress,
             started,
             lease,
+        )
+
+
+def hold_questions(
+    store: Store, lease: leases.Lease, questions: list[EvalQuestion], spec: RunSpec
+) -> None:
+    """A run holds what it reads: the domains of its questions are guarded by its lease (a
+    build, `--replace` or delete of one is refused while the run lives; a run is refused while
+    one is being built). The questions were read before the guard was taken, so they are read
+    again: a domain changed in between ends the run here, before it starts."""
+    lease.guard(f"build:{d}" for d in {q.domain for q in questions})
+    again, _ = load_questions(
+        store,
+        uids=[q.uid for q in questions],
+        domains=spec.domains,
+        hops=spec.hops,
+        limit=None,
+        skip_invalid=True,
+    )
+    before = {(q.uid, q.text) for q in questions}
+    if not before <= {(q.uid, q.text) for q in again}:
+        raise EvalInputError(
+            "the selected questions changed while the run was starting (a domain was "
+            "deleted, replaced or built meanwhile); run the command again"
         )
 
 
@@ -451,29 +491,38 @@ def _execute_leased(
     pipe = _Pipeline(store, run_id, judge, responder, clients, spec, progress, len(items))
     pipe.lease = lease
     setup_s = time.perf_counter() - started
-    asyncio.run(pipe.run(items, workers))
-    if pipe.db_error is not None:
-        lease.problem = lease.problem or pipe.db_error  # do not wait on the dead server
-        raise _database_lost(spec, run_id, pipe, clients)
-
-    failed = len(items) - pipe.completed
-    status = (
-        RunStatus.interrupted if pipe.stopped else RunStatus.partial if failed else RunStatus.done
-    )
-    errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
-    agreement = (
-        runs.judge_self_agreement(store, run_id, spec.judge_votes)
-        if spec.judge == "llm" and spec.judge_votes > 1
-        else None
-    )
-    runs.finish_run(store, run_id, status, errors, failed, agreement)
-    run_history.record_session(
-        store,
-        run_id,
-        run_history.Session(
-            at=runs.now(), status=status, completed=pipe.completed, failed=failed, reasons=errors
-        ),
-    )
+    try:
+        asyncio.run(pipe.run(items, workers))
+        if pipe.db_error is not None:
+            lease.problem = lease.problem or pipe.db_error  # do not wait on the dead server
+            raise _database_lost(spec, run_id, pipe, clients)
+        failed = len(items) - pipe.completed
+        status = (
+            RunStatus.interrupted
+            if pipe.stopped
+            else RunStatus.partial
+            if failed
+            else RunStatus.done
+        )
+        errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
+        if gone := _questions_gone(store, run_id, questions):
+            status, errors = RunStatus.failed, [gone, *errors]
+        agreement = _close(store, run_id, status, errors, items, pipe)
+    except KeyboardInterrupt:  # SIGINT, or SIGTERM (kg.processes.stop_signals_interrupt)
+        why = f"interrupted by {stop_signal_name()}"
+        _close(store, run_id, RunStatus.interrupted, [why, *pipe.errors], items, pipe)
+        raise Interrupted(
+            f"run {run_id} {why}: {pipe.completed} question(s) stored this session, "
+            f"{len(items) - pipe.completed} left; resume with: kg eval "
+            f"{'run' if spec.kind == 'eval' else 'judge'} --run-id {run_id} (same options)"
+        ) from None
+    except DatabaseLost:
+        raise
+    except Exception as exc:  # noqa: BLE001 - no error may leave the run `running`
+        if pipe.db_error is None:
+            why = f"{type(exc).__name__}: {exc}"[:1000]
+            _close(store, run_id, RunStatus.failed, [why, *pipe.errors], items, pipe)
+        raise
     return RunSummary(
         run_id=run_id,
         status=status,
@@ -492,6 +541,51 @@ def _execute_leased(
     )
 
 
+def _close(
+    store: Store,
+    run_id: str,
+    status: RunStatus,
+    errors: list[str],
+    items: list[_Item],
+    pipe: _Pipeline,
+) -> SelfAgreement | None:
+    """Close this session of the run: status, reasons and one history entry (returns a voting
+    judge's self-agreement, also stored on the run)."""
+    failed = len(items) - pipe.completed
+    usage = pipe.unrecorded_usage()
+    if usage["calls"] or usage["cached_calls"]:  # the Run counts every call, failed ones too
+        store.query("eval/run_add_usage", uid=run_id, **usage)
+    spec = pipe.spec
+    agreement = (  # a voting LLM judge: how often its votes agree, over all stored verdicts
+        runs.judge_self_agreement(store, run_id, spec.judge_votes)
+        if spec.judge == "llm" and spec.judge_votes > 1
+        else None
+    )
+    runs.finish_run(store, run_id, status, errors, failed, agreement)
+    run_history.record_session(
+        store,
+        run_id,
+        run_history.Session(
+            at=runs.now(), status=status, completed=pipe.completed, failed=failed, reasons=errors
+        ),
+    )
+    return agreement
+
+
+def _questions_gone(store: Store, run_id: str, questions: list[EvalQuestion]) -> str | None:
+    """The last check before `done`: every selected question still exists and every answer of
+    the run still hangs on a question (a writer that ignored the run's lease, e.g. an older
+    version, must not leave a report that says done over questions that are gone)."""
+    row = store.query("eval/run_questions_gone", uid=run_id, uids=[q.uid for q in questions])[0]
+    if not row["missing"] and not row["orphans"]:
+        return None
+    return (
+        f"{row['missing']} of the run's {len(questions)} question(s) were deleted or replaced "
+        f"while it ran ({row['orphans']} answer(s) hang on no question); its scores would "
+        "not describe the questions in the graph"
+    )
+
+
 class DatabaseLost(StoreError):
     """The run stopped because Neo4j could not be written; it can be resumed."""
 
@@ -503,10 +597,12 @@ def _database_lost(
     message says what failed, that nothing written is lost, and how to resume."""
     path = ledger_file.write(run_id, clients)
     sent = sum(c.ledger.http_requests for c in clients)
+    after = sent - (pipe.requests_at_stop if pipe.requests_at_stop is not None else sent)
     return DatabaseLost(
-        f"run {run_id} stopped: {pipe.db_error or pipe.stopped}. No model call was made "
-        f"after that; {pipe.completed} question(s) were stored this session, the rest are "
-        f"redone on resume. {sent} HTTP request(s) were sent (ledger: {path}). Start Neo4j "
+        f"run {run_id} stopped: {pipe.db_error or pipe.stopped}. No new question was started "
+        f"after that ({after} HTTP request(s) already in flight or retrying went out after "
+        f"it); {pipe.completed} question(s) were stored this session, the rest are "
+        f"redone on resume. {sent} HTTP request(s) were sent in all (ledger: {path}). Start Neo4j "
         f"(`kg db up`) and resume with: kg eval {'run' if spec.kind == 'eval' else 'judge'} "
         f"--run-id {run_id} (with the same options)"
     )

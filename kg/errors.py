@@ -37,4 +37,11 @@ class ServerError(KGError, RuntimeError):
         super().__init__(message + (f"\nfix: {fix}" if fix else ""))
 
 
-__all__ = ["InputError", "KGError", "LLMError", "ServerError", "StoreError"]
+class Interrupted(KGError):
+    """A run or build stopped by SIGINT/SIGTERM: its record was closed `interrupted` and its
+    lease given back; the message says how to resume."""
+
+    exit_code = 130  # 128 + SIGINT, as shells report an interrupted command
+
+
+__all__ = ["InputError", "Interrupted", "KGError", "LLMError", "ServerError", "StoreError"]

@@ -5,6 +5,12 @@ A second process on the same key is refused with a message naming the owner; a l
 owner died (no heartbeat for `ttl_s`) is taken over. A Run that says `running` while no live
 lease is held on it died without closing: listings show it as `interrupted`
 (`effective_status`).
+
+A run also holds what it reads (`Lease.guard`): an eval or judge run records on its lease the
+write keys (`build:<domain>`) of the domains whose questions it reads. A build, `--replace`
+or `kg domain delete` of such a domain takes that write key, and is refused (`DomainInUse`)
+while a live run reads the domain; a run is refused while a build holds a domain it would
+read. So a run never ends `done` over questions deleted or replaced under it.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ _PROCESS_STARTED = time.time()
 class LeaseHeld(StoreError):
     """Another live process holds the lease on this run."""
 
+    exit_code = 3  # the CLI's "busy / stopped by the database" code
+
     def __init__(self, key: str, owner: str, since_heartbeat_s: float | None) -> None:
         self.key, self.owner = key, owner
         beat = f", last heartbeat {since_heartbeat_s:.0f} s ago" if since_heartbeat_s else ""
@@ -36,6 +44,13 @@ class LeaseHeld(StoreError):
             "time. Wait for it to finish or stop it; if that process died, its lease "
             f"expires {DEFAULT_TTL_S:.0f} s after its last heartbeat and a rerun takes it over"
         )
+
+
+class DomainInUse(StoreError):
+    """A write (build, --replace, delete) of a domain that a live run reads, or a run of a
+    domain that a live build is writing: refused, nothing changed."""
+
+    exit_code = 3
 
 
 def owner_id() -> str:
@@ -71,14 +86,31 @@ class Lease:
     def acquire(self) -> Lease:
         for stmt in cypher_files.statements("schema/leases"):
             self.store.run_text(stmt)
-        row = self.store.query(
-            "core/lease_acquire",
-            key=self.key,
-            owner=self.owner,
-            run_uid=self.run_uid,
-            kind=self.kind,
-            ttl_ms=int(self.ttl_s * 1000),
-        )[0]
+        dead_readers: list[str] = []
+        while True:
+            row = self.store.query(
+                "core/lease_acquire",
+                key=self.key,
+                owner=self.owner,
+                run_uid=self.run_uid,
+                kind=self.kind,
+                ttl_ms=int(self.ttl_s * 1000),
+                ignore_readers=dead_readers,
+            )[0]
+            readers = row["readers"] or []
+            dead = [r["owner"] for r in readers if _dead_here(r["owner"])]
+            if not dead:
+                break
+            for owner in dead:  # a killed run reads nothing: drop its guards, ask again
+                self.store.query("core/lease_unguard", dead_owner=owner)
+            dead_readers += dead
+        if readers:
+            runs = ", ".join(sorted({f"{r['run_uid']} ({r['owner']})" for r in readers}))
+            raise DomainInUse(
+                f"{self.key.partition(':')[2] or self.key}: run(s) {runs} read its questions; "
+                f"a {self.kind} now would change them under those runs. Wait for them to "
+                "finish or stop them (a stopped run resumes with --run-id)"
+            )
         if (
             not row["acquired"]
             and _dead_here(row["prev_owner"])
@@ -100,6 +132,35 @@ class Lease:
             self.took_over = row["prev_owner"]
         self.start_watching()
         return self
+
+    def guard(self, keys: Iterable[str]) -> None:
+        """Hold what this run reads: refuse (DomainInUse) while a live process holds one of
+        the write `keys` (`build:<domain>`), else record them on this lease so that writers
+        of those domains are refused while it lives. Dead holders (same host, pid gone) are
+        ignored, as `acquire` takes over their leases."""
+        keys = sorted(set(keys))
+        ignore: list[str] = []
+        while True:
+            row = self.store.query(
+                "core/lease_guard", keys=keys, key=self.key, owner=self.owner, ignore_owners=ignore
+            )[0]
+            busy = row["busy"] or []
+            dead = [b["owner"] for b in busy if _dead_here(b["owner"])]
+            if not dead:
+                break
+            ignore += dead
+        if busy:
+            what = "; ".join(
+                f"{b['key'].partition(':')[2]} is being written by a {b['kind'] or 'build'} "
+                f"({b['owner']})"
+                for b in busy
+            )
+            raise DomainInUse(
+                f"{what}: run {self.run_uid} would read questions that are changing. Wait "
+                "for it to finish (or stop it), then run again"
+            )
+        if not row["held"]:
+            raise StoreError(f"the lease on {self.key} was lost before its domains were held")
 
     def start_watching(self) -> None:
         """Start the heartbeat and the port probe (acquire does; tests call it directly)."""
@@ -216,8 +277,10 @@ def effective_status(store: Store, runs: Iterable[dict[str, Any]]) -> list[dict[
     out = []
     for r in rows:
         info = live.get(r.get("uid"))
-        if info is not None and not info["live"]:
-            r = {**r, "status": "interrupted"}
+        if info is not None and (not info["live"] or _dead_here(info["owner"])):
+            # no live lease, or its owner is a process of this host that is gone (killed):
+            # the run cannot be running, whether or not its lease has expired yet
+            r = {**r, "status": "interrupted", "status_reason": "lease expired"}
         elif info is not None:
             r = {**r, "owner": info["owner"]}
         out.append(r)

@@ -176,6 +176,10 @@ def finish_run(
 
 
 def read_run(store: Store, uid: str) -> dict[str, Any] | None:
-    """A run's stored properties with JSON fields decoded, or None."""
+    """A run's stored properties with JSON fields decoded, or None. A run stored `running`
+    whose process died (no live lease) reads `interrupted` (`status_reason`: lease expired),
+    as in every listing."""
+    from kg.leases import effective_status
+
     run = store.query("core/run_get", uid=uid)[0]["run"]
-    return decode_run(run) if run is not None else None
+    return effective_status(store, [decode_run(run)])[0] if run is not None else None

@@ -7,6 +7,7 @@ of a file name goes through `safe_name`, and the final path is checked with `ins
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -46,3 +47,26 @@ def inside(folder: Path | str, file_name: str) -> Path:
 def safe_file(folder: Path | str, stem: str, suffix: str = "") -> Path:
     """The path of `<safe stem><suffix>` inside `folder` (checked)."""
     return inside(folder, f"{safe_name(stem)}{suffix}")
+
+
+def private_dir(path: Path) -> Path:
+    """A folder only its owner can read (0700), created with its parents; an existing one
+    made under a looser umask is tightened. For folders holding data, passwords, prompts and
+    replies (the server home, the LLM cache, ledgers)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if path.stat().st_mode & 0o777 != 0o700:
+        path.chmod(0o700)
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """Create `path` empty (if missing) readable by its owner only (0600), or tighten an
+    existing one: files that other tools then open (SQLite, appends) keep that mode."""
+    path = Path(path)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+    return path

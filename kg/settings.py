@@ -67,6 +67,10 @@ class Settings(BaseSettings):
     cache_dir: Path = Field(default_factory=default_cache_dir)
     config_dir: Path = Field(default_factory=default_config_dir)
 
+    # Bound of the LLM reply cache's content (every prompt and reply); the oldest replies are
+    # dropped past it. `kg cache prune` prunes on demand.
+    llm_cache_max_mb: float = Field(default=2048.0, gt=0)
+
     # --- batching ---
     batch_size: int = 1000
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from construction.perspectivebench.validation import (
     LineRef,
     validate_files,
 )
-from kg import cypher_files
+from kg import cypher_files, leases
 from kg.store import Store, chunked
 
 # (query, plan field) in write order: nodes first, then the links that MATCH them.
@@ -57,12 +58,29 @@ def read_existing(
     return concepts, paths
 
 
-def write_plan(tx: ManagedTransaction, plan: ImportPlan, batch_size: int = 1000) -> None:
-    """Every write of a plan inside the caller's transaction."""
+# The one label of the nodes each write may create (the others create relationships only).
+_CREATES = {
+    "bench/import_domains": "Domain",
+    "bench/import_concepts": "Concept",
+    "bench/import_facts": "Fact",
+    "bench/import_paths": "Path",
+    "bench/import_questions": "Question",
+}
+
+
+def write_plan(tx: ManagedTransaction, plan: ImportPlan, batch_size: int = 1000) -> dict[str, int]:
+    """Every write of a plan inside the caller's transaction; returns the nodes this
+    transaction created per label (its own counters: a concurrent import's nodes, which
+    before/after counts of the graph would include, are not counted)."""
     Store.tx_query(tx, "bench/import_clear_links", uids=[q["uid"] for q in plan.questions])
+    created: dict[str, int] = {}
     for name, attr in _WRITES:
         for batch in chunked(getattr(plan, attr), batch_size):
-            tx.run(cypher_files.load(name), {"rows": batch}).consume()
+            n = tx.run(cypher_files.load(name), {"rows": batch}).consume().counters.nodes_created
+            if n:
+                label = _CREATES.get(name, "other")
+                created[label] = created.get(label, 0) + n
+    return created
 
 
 def plan_in_tx(
@@ -147,6 +165,8 @@ def import_perspectivebench(
         source = "perspectivebench:" + ",".join(f.name for f in files)
         sources = [f"{f.name} sha256:{hashlib.sha256(f.read_bytes()).hexdigest()}" for f in files]
 
+        created: dict[str, int] = {}
+
         def work(tx: ManagedTransaction) -> ImportPlan:
             plan = plan_in_tx(
                 tx,
@@ -155,7 +175,8 @@ def import_perspectivebench(
                 palette=palette,
                 domain_palettes=domain_palettes,
             )
-            write_plan(tx, plan, batch_size or store.settings.batch_size)
+            created.clear()  # a retried transaction counts again
+            created.update(write_plan(tx, plan, batch_size or store.settings.batch_size))
             Store.tx_query(
                 tx,
                 "core/domain_mark",
@@ -166,7 +187,15 @@ def import_perspectivebench(
             )  # builds into it must ask first
             return plan
 
-        plan = store.transaction(work)
+        # The write lease of every domain written: refused while a live run reads one of them
+        # (the import rewrites its questions' links) or a build writes it.
+        with ExitStack() as held:
+            for domain in sorted({q.domain for _, q in result.questions}):
+                held.enter_context(
+                    leases.hold(store, f"build:{domain}", f"import:{domain}", "import")
+                )
+            plan = store.transaction(work)
+        report.nodes_created = dict(sorted(created.items()))
         report.warnings.extend(plan.warnings)
         report.questions_written = len(plan.questions)
         report.domains, report.concepts = len(plan.domains), len(plan.concepts)

@@ -66,11 +66,6 @@ class ImportReport(BaseModel):
     errors: list[Problem] = Field(default_factory=list)
     seconds: float = 0.0
 
-    @property
-    def nodes_created(self) -> dict[str, int]:
-        keys = set(self.nodes_before) | set(self.nodes_after)
-        return {
-            k: self.nodes_after.get(k, 0) - self.nodes_before.get(k, 0)
-            for k in sorted(keys)
-            if self.nodes_after.get(k, 0) != self.nodes_before.get(k, 0)
-        }
+    # nodes this import's transaction created, per label (its own write counters: a
+    # concurrent import's nodes are not claimed)
+    nodes_created: dict[str, int] = Field(default_factory=dict)

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from construction.perspectivebench.models import BenchQuestion, PathEntry, RawLine
 from construction.perspectivebench.report import Problem
 from kg import json_checks
+from kg.input_rules import blank, strip_bom
 from kg.paths import (
     IDENT,
     MISSING_LABEL,
@@ -89,6 +90,10 @@ class _LineChecker:
             for err in exc.errors():
                 self.error(_loc(err["loc"]), _pydantic_message(err))
             return None
+        for fld in ("domain", "perspective_target_question"):
+            if blank(getattr(raw, fld)):  # the importer-wide rule: no blank texts
+                self.error(fld, "blank: whitespace only")
+                return None
         return self._semantics(raw, obj["full_content_pool"])
 
     def _entry(self, entry: dict[str, Any], fld: str) -> PathEntry | None:
@@ -226,9 +231,7 @@ def _read_lines(path: Path, result: ValidationResult) -> list[bytes] | None:
     if not path.is_file():
         result.errors.append(Problem(file=str(path), line=0, message="no such file"))
         return None
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark (some editors write one)
-        data = data[3:]
+    data = strip_bom(path.read_bytes())  # the importer-wide BOM rule (kg.input_rules)
     if not data.strip():
         result.errors.append(Problem(file=str(path), line=0, message="file is empty: no questions"))
         return None

@@ -9,10 +9,11 @@ from typing import Any
 
 from construction.perspectra.errors import PerspectraInputError, Problem
 from kg import json_checks
+from kg.input_rules import strip_bom
 
 
 def read_utf8(path: Path) -> str:
-    data = path.read_bytes()
+    data = strip_bom(path.read_bytes())  # the importer-wide BOM rule (kg.input_rules)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

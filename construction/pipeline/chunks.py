@@ -9,8 +9,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from kg import json_checks
 from kg.errors import InputError
 from kg.ids import chunk_uid
+from kg.input_rules import blank, decode_text
 
 
 class ChunkInputError(InputError):
@@ -60,14 +62,25 @@ def _line_of(text: str, index: int) -> int:
 
 
 def read_chunk_json(path: Path, domain: str) -> list[Chunk]:
-    """Validate the whole file first so a bad element leaves nothing written."""
-    text = path.read_text(encoding="utf-8")
+    """Validate the whole file first so a bad element leaves nothing written. Problems read
+    `file:line:field: problem` (the importer-wide rules of `kg.input_rules`)."""
+    text, problems = decode_text(path, path.read_bytes())
+    if text is None:
+        raise ChunkInputError("\n".join(problems))
     try:
-        data = json.loads(text)
+        data = json_checks.loads(text)
     except json.JSONDecodeError as exc:
-        raise ChunkInputError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
+        raise ChunkInputError(f"{path}:{exc.lineno}:-: invalid JSON: {exc.msg}") from None
+    except json_checks.JSONProblem as exc:
+        raise ChunkInputError(f"{path}:1:{exc.field}: {exc.problem}") from None
     if not isinstance(data, list):
-        raise ChunkInputError(f"{path}: line 1: expected a JSON list of chunks")
+        raise ChunkInputError(f"{path}:1:-: expected a JSON list of chunks")
+    if not data:
+        raise ChunkInputError(f"{path}:1:-: no chunks: the list is empty (a build needs text)")
+    for i, item in enumerate(data):
+        if found := json_checks.scan(item, f"[{i}]"):
+            p = found[0]
+            raise ChunkInputError(f"{path}:{_line_of(text, i)}:{p.field}: {p.problem}")
     out: list[Chunk] = []
     seen: set[str] = set()
     for i, item in enumerate(data):
@@ -77,17 +90,13 @@ def read_chunk_json(path: Path, domain: str) -> list[Chunk]:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or "(element)"
             raise ChunkInputError(
-                f"{path}: line {_line_of(text, i)}: chunk [{i}] field {field}: {err['msg']}"
+                f"{path}:{_line_of(text, i)}:[{i}].{field}: {err['msg']}"
             ) from None
-        if not raw.text.strip():
-            raise ChunkInputError(
-                f"{path}: line {_line_of(text, i)}: chunk [{i}] field text: empty"
-            )
+        if blank(raw.text):
+            raise ChunkInputError(f"{path}:{_line_of(text, i)}:[{i}].text: empty")
         ext = str(raw.id)
         if ext in seen:
-            raise ChunkInputError(
-                f"{path}: line {_line_of(text, i)}: chunk [{i}] field id: duplicate id {ext!r}"
-            )
+            raise ChunkInputError(f"{path}:{_line_of(text, i)}:[{i}].id: duplicate id {ext!r}")
         seen.add(ext)
         out.append(
             Chunk(
@@ -132,10 +141,11 @@ def split_text(text: str, size: int, overlap: int) -> list[str]:
 def read_text_files(paths: list[Path], domain: str, size: int, overlap: int) -> list[Chunk]:
     out: list[Chunk] = []
     for path in paths:
-        try:
-            body = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise ChunkInputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        body, problems = decode_text(path, path.read_bytes())
+        if body is None:
+            raise ChunkInputError("\n".join(problems))
+        if blank(body):
+            raise ChunkInputError(f"{path}:1:-: empty: no text to build from")
         for piece in split_text(body, size, overlap):
             ordinal = len(out)
             out.append(

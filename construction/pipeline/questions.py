@@ -64,6 +64,35 @@ def question_row(
     }
 
 
+def question_ids(
+    ctx: BuildContext, askable: list[dict], chosen: set[str], views: list[dict]
+) -> dict[str, int]:
+    """Question ids by a stable order, never by which calls failed: the generation's chosen
+    perspectives in the query's content order (hops, concept keys, focus) get consecutive ids
+    after every earlier generation's questions. A rerun after failed calls gives each
+    perspective the id a clean build gives it; questions already written keep theirs."""
+    base = ctx.store.query(
+        "pipeline/max_question_id", domain=ctx.domain, generation=ctx.generation
+    )[0]["max_id"]
+    next_id = -1 if base is None else int(base)
+    written = {v["uid"]: v["question_id"] for v in views if v["question_id"] is not None}
+    taken = set(written.values())
+    ids: dict[str, int] = {}
+    for v in askable:
+        if v["uid"] not in chosen:
+            continue
+        next_id += 1
+        ids[v["uid"]] = written.get(v["uid"], next_id)
+    # An id some other written question already has (a domain built before ids were stable):
+    # the next free id after every question, as before.
+    top = max([*taken, *ids.values()], default=-1)
+    for uid, qid in ids.items():
+        if uid not in written and qid in taken:
+            top += 1
+            ids[uid] = top
+    return ids
+
+
 def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         views = ctx.store.query(
@@ -95,15 +124,7 @@ def run(ctx: BuildContext) -> StageReport:
                 "per hop in the paper's proportions, round-robin over endpoint pairs)"
             )
             usable = [v for v in usable if v["uid"] in chosen]
-        max_id = ctx.store.query("pipeline/max_question_id", domain=ctx.domain)[0]["max_id"]
-        next_id = -1 if max_id is None else int(max_id)
-        ids = {}
-        for v in usable:
-            if v["question_id"] is not None:
-                ids[v["uid"]] = v["question_id"]
-            else:
-                next_id += 1
-                ids[v["uid"]] = next_id
+        ids = question_ids(ctx, askable, chosen, views)
         if ctx.llm:
             _run_llm(ctx, rep, usable, ids)
             return rep

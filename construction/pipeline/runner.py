@@ -18,9 +18,10 @@ from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, ProgressFactory, StageReport, log
 from construction.pipeline.llm_route import BuildLLM
 from kg import domains, leases
-from kg.errors import InputError
+from kg.errors import InputError, Interrupted
 from kg.ids import build_run_uid
 from kg.palette import Palette, load_palette, stored_palette
+from kg.processes import stop_signal_name
 from kg.runs import RunStatus, finish_run, start_run
 from kg.store import Store
 
@@ -308,9 +309,12 @@ def _build_leased(
                 + ", ".join(f"{k} {v}" for k, v in reasons.items())
                 + "); later stages not run"
             )
+    except KeyboardInterrupt:  # SIGINT, or SIGTERM (kg.processes.stop_signals_interrupt)
+        error = f"interrupted by {stop_signal_name()}"
+        status = RunStatus.interrupted
     except BaseException as exc:
         error = f"{type(exc).__name__}: {exc}"[:500]
-        status = RunStatus.interrupted if isinstance(exc, KeyboardInterrupt) else RunStatus.failed
+        status = RunStatus.failed
         raise
     finally:
         summary = domain_summary(store, config.domain)
@@ -329,6 +333,11 @@ def _build_leased(
                 "failed_items": n_failed,
                 "failed_reasons": reasons,
             },
+        )
+    if status is RunStatus.interrupted:
+        raise Interrupted(
+            f"build {run_uid} of domain {config.domain} {error}: finished items are kept; "
+            "rerun the same command to resume"
         )
     return BuildResult(
         run=run_uid,

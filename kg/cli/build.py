@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from construction.pipeline import STAGES as STAGE_NAMES
-from kg.cli.console import console, fail, open_store
+from kg.cli.console import console, err_console, fail, open_store
 
 SUMMARY_ROWS = [
     ("chunks", "chunks"),
@@ -326,8 +326,11 @@ def _report_failures(result: Any) -> None:
             "kept), or pass --allow-partial to build on the partial input",
             code=2,
         )
-    console.print(
+    # On stderr, never after `--json` output on stdout; the exit code says it too (2): the
+    # graph is not a clean build's.
+    err_console.print(
         f"[yellow]warning:[/] {result.failed_items} item(s) failed ({why}); later "
         "stages ran on partial input (--allow-partial, recorded on the Run)",
         highlight=False,
     )
+    raise typer.Exit(2)

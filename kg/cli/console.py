@@ -22,7 +22,15 @@ err_console = Console(stderr=True)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    # The message is plain text: markup in it (a `[redacted]` marker, `[1, 2]`, a file
+    # name in brackets) is shown as written, never taken as a rich tag and swallowed.
+    from rich.text import Text
+
+    # soft_wrap: no line breaks inserted at the console width (a pipe's is 80), so a one-line
+    # message stays one line for scripts and logs
+    err_console.print(
+        Text.assemble(("error:", "bold red"), " ", message), highlight=False, soft_wrap=True
+    )
     raise typer.Exit(code)
 
 
@@ -45,7 +53,7 @@ def report(exc: BaseException) -> NoReturn:
             + "\n".join(screen_lines(lines, path))
         )
     if isinstance(exc, KGError):
-        fail(str(exc))
+        fail(str(exc), getattr(exc, "exit_code", 1))
     from neo4j.exceptions import AuthError, ServiceUnavailable
 
     if isinstance(exc, ServiceUnavailable | AuthError):
@@ -68,10 +76,15 @@ class KGGroup(TyperGroup):
     sub-command, instead of each command listing the exceptions it expects."""
 
     def invoke(self, ctx: Any) -> Any:
+        from kg.processes import stop_signal_name, stop_signals_interrupt
+
         try:
-            return super().invoke(ctx)
+            with stop_signals_interrupt():  # SIGTERM ends a command as Ctrl-C does
+                return super().invoke(ctx)
         except KGError as exc:
             report(exc)
+        except KeyboardInterrupt:
+            fail(f"interrupted ({stop_signal_name()})", 130)
         except Exception as exc:
             if _is_driver_error(exc):
                 report(exc)

@@ -4,6 +4,7 @@ from (imported, built, both), and removing one domain with everything in it."""
 from __future__ import annotations
 
 import json
+import time
 
 import typer
 
@@ -105,7 +106,13 @@ def delete_cmd(
                 f"{len(d.chunk_uids)} chunk(s), {d.concepts} concept(s); {len(d.runs)} run(s) "
                 "referenced it (kept and marked). Add --yes to confirm"
             )
-        gone = domains.delete(store, name)
+        # The domain's write lease: refused while a build writes it or a live run reads its
+        # questions (kg.leases.DomainInUse, exit 3); nothing is deleted then.
+        from kg import leases
+        from kg.ids import build_run_uid
+
+        with leases.hold(store, f"build:{name}", build_run_uid(name, time.time_ns()), "delete"):
+            gone = domains.delete(store, name)
     console.print(
         f"deleted domain {name}: {gone['nodes_deleted']} node(s); "
         f"{gone['runs_marked']} run(s) that referenced it kept and marked "

@@ -578,6 +578,7 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
             "uid",
             "kind",
             "status",
+            "status_reason",
             "roles",
             "judge",
             "setting",

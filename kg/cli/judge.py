@@ -9,7 +9,7 @@ from typing import cast
 
 import typer
 
-from kg.cli.console import console, fail, open_store
+from kg.cli.console import console, err_console, fail, open_store
 from kg.cli.judge_options import (
     check_judge_options,
     judge_granularity_option,
@@ -141,15 +141,16 @@ def validate_cmd(
         if not decisions:
             fail(f"the judge failed on every gold answer: {'; '.join(errors[:3])}")
         result = summarize(j.name, decisions, gold, file_hash(gold), errors, votes=judge_votes)
-        if store_result:
+        # A measurement with failed calls is partial: never stored over the last full one.
+        if store_result and not errors:
             store_validation(store, result)
     if fmt == "json":
         typer.echo(result.model_dump_json(indent=2))
     else:
         _print_tables([validation_table(result)])
         for err in errors[:10]:
-            console.print(f"  [yellow]![/] {err}", highlight=False)
-        if store_result:
+            err_console.print(f"  [yellow]![/] {err}", highlight=False)
+        if store_result and not errors:
             kinds = ", ".join(
                 f"kappa {g.kappa.mean:.2f} on {g.group} answers"
                 for g in result.by_kind
@@ -160,6 +161,15 @@ def validate_cmd(
                 f"({gold.name}, sha256 {result.gold_hash[:12]})",
                 highlight=False,
             )
+
+    if errors:  # on stderr, after any JSON on stdout; the exit code says it too
+        fail(
+            f"partial measurement: {len(errors)} judge call(s) failed over "
+            f"{len(items)} gold answer(s); "
+            + ("nothing stored (the stored measurement is kept)" if store_result else "")
+            + "; fix the judge's endpoint or key and run again",
+            code=2,
+        )
 
 
 @judge_app.command("list")

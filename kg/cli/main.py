@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from kg.cli import bench, build, db, domain, judge, llm, perspectra, validate
+from kg.cli import bench, build, cache, db, domain, judge, llm, perspectra, validate
 from kg.cli import eval as eval_cli
 from kg.cli.console import KGGroup
 
@@ -55,6 +55,7 @@ db.register(app)
 llm.register(app)
 bench.register(app)
 build.register(app)
+cache.register(app)
 domain.register(app)
 eval_cli.register(app)
 judge.register(app)

@@ -106,24 +106,35 @@ class LLMRequest(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
-def _retry_after(exc: Exception) -> float | None:
+_SECONDS = re.compile(r"[0-9]{1,10}(\.[0-9]{1,6})?")
+
+
+def _retry_after(exc: Exception, cap_s: float) -> float | None:
+    """The server's wait, read strictly: `retry-after-ms` or `retry-after` as a number of
+    seconds (digits, an optional fraction) or an HTTP date; at most `cap_s`. Anything else
+    (`soon`, `inf`, `1e9`, a negative number, a malformed date) is None: a plain retry with
+    backoff, never an exception and never an unbounded sleep."""
     response = getattr(exc, "response", None)
-    if response is None:
+    headers = getattr(response, "headers", None)
+    if headers is None:
         return None
-    headers = response.headers
-    if (ms := headers.get("retry-after-ms")) is not None:
+    wait: float | None = None
+    ms = (headers.get("retry-after-ms") or "").strip()
+    value = (headers.get("retry-after") or "").strip()
+    if _SECONDS.fullmatch(ms):
+        wait = float(ms) / 1000
+    elif _SECONDS.fullmatch(value):
+        wait = float(value)
+    elif value:
         try:
-            return float(ms) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            parsed = None
+        if parsed is not None and parsed.tzinfo is not None:
+            wait = max(0.0, parsed.timestamp() - time.time())
+    if wait is None or wait != wait:  # NaN cannot pass the pattern; kept for safety
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+    return min(wait, cap_s)
 
 
 def _retryable(exc: Exception) -> bool:
@@ -523,7 +534,7 @@ class LLMClient:
                         )
                     ) from exc
                 backoff = min(c.backoff_max_s, c.backoff_base_s * 2**attempt)
-                wait = _retry_after(exc)
+                wait = _retry_after(exc, c.retry_after_max_s)
                 delay = (
                     wait * (1 + 0.1 * random.random())
                     if wait is not None

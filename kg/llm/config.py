@@ -71,6 +71,9 @@ class LLMConfig(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     backoff_base_s: float = Field(default=0.5, ge=0)
     backoff_max_s: float = Field(default=30.0, ge=0)
+    # The longest a server's Retry-After may make a call wait (a hostile or broken server
+    # asking for hours would hang the run silently); longer asks wait this long.
+    retry_after_max_s: float = Field(default=120.0, ge=0, le=3600)
     cache: bool = True
     cache_path: Path = Field(default_factory=default_cache_path)
     temperature: float | None = 0.0

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kg.safe_paths import safe_file
+from kg.safe_paths import private_dir, private_file, safe_file
 from kg.settings import get_settings
 
 if TYPE_CHECKING:
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 def write(run_id: str, clients: Sequence[LLMClient], folder: Path | None = None) -> Path:
     """Append one JSON line per call record to `<cache dir>/ledgers/<run id>.jsonl`."""
     folder = folder or get_settings().cache_dir / "ledgers"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = safe_file(folder, run_id, ".jsonl")
+    private_dir(folder)  # the ledger names prompts and models: its owner's only
+    path = private_file(safe_file(folder, run_id, ".jsonl"))
     with path.open("a", encoding="utf-8") as fh:
         for c in clients:
             for rec in c.ledger.records:

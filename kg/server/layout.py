@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from kg.safe_paths import private_dir, private_file
 from kg.settings import Settings
 
 
@@ -51,8 +52,13 @@ class ServerHome:
         return self.data / "dbms" / "auth.ini"
 
     def create(self) -> None:
+        # 0700: the store, auth.ini and the logs hold the graph's data and the password hash
+        # (the JVM also runs under umask 077, so what it creates inside is its owner's only)
+        private_dir(self.root)
         for d in (self.conf, self.data, self.logs, self.run, self.plugins, self.root / "import"):
-            d.mkdir(parents=True, exist_ok=True)
+            private_dir(d)
+        if self.auth_file.exists():
+            private_file(self.auth_file)
 
 
 def render_conf(settings: Settings, home: ServerHome, lib: Path) -> str:
@@ -90,7 +96,7 @@ def read_or_create_password(path: Path) -> str:
     """The local server's password: generated once, kept in a 0600 file, never in the repo."""
     if path.exists():
         return path.read_text(encoding="utf-8").strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     password = secrets.token_urlsafe(24)
     while password.startswith("-"):  # neo4j-admin would read it as an option
         password = secrets.token_urlsafe(24)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +23,9 @@ from kg.server.java import find_java
 from kg.server.layout import ServerHome, read_or_create_password, render_conf
 from kg.server.resolve import resolve
 from kg.settings import Settings
+
+# Environment variables a server child never gets: they hold secrets it does not need.
+_SECRET_VAR = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
 
 # Neo4j 5.26 on Java 17 needs these, as its own launcher passes them.
 JVM_OPENS = [
@@ -97,16 +102,33 @@ def _cds_options(settings: Settings, home: ServerHome, java: Path, lib: Path) ->
     return [f"-XX:ArchiveClassesAtExit={archive}.part"]
 
 
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment of a server child process: ours without the secrets it does not need
+    (model API keys, tokens, passwords: `ps e` and /proc/PID/environ show a process's
+    environment, and the JVM has no use for them)."""
+    env = {k: v for k, v in os.environ.items() if not _SECRET_VAR.search(k)}
+    return {**env, **extra}
+
+
 def _set_initial_password(java: Path, home: ServerHome, lib: Path, password: str) -> None:
-    env = {**os.environ, "NEO4J_HOME": str(home.root), "NEO4J_CONF": str(home.conf)}
-    proc = subprocess.run(
-        [str(java), "-cp", f"{lib}/*", ADMIN_TOOL, "dbms", "set-initial-password", password],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    """neo4j-admin reads its arguments from an `@file` (picocli AtFiles, documented for every
+    admin command), so the password is never on the command line that `ps` shows: it goes
+    into a 0600 file in a 0700 folder, removed right after."""
+    env = child_env(NEO4J_HOME=str(home.root), NEO4J_CONF=str(home.conf))
+    with tempfile.TemporaryDirectory(prefix="kg-admin-") as folder:  # created 0700
+        args = Path(folder) / "args"
+        fd = os.open(args, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(password + "\n")  # token_urlsafe: no space, quote or '#' to escape
+        proc = subprocess.run(
+            [str(java), "-cp", f"{lib}/*", ADMIN_TOOL, "dbms", "set-initial-password", f"@{args}"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+            umask=0o077,
+        )
     if proc.returncode != 0:
         raise ServerError(
             "could not set the initial password of the local server",
@@ -225,6 +247,8 @@ def start(settings: Settings, progress: ProgressFn = _quiet) -> StartReport:
             stdin=subprocess.DEVNULL,
             start_new_session=True,
             cwd=home.root,
+            env=child_env(),  # no model API keys in the JVM
+            umask=0o077,  # the store, auth and logs readable by their owner only
         )
     home.pid_file.write_text(str(proc.pid))
     try:

@@ -29,7 +29,7 @@ def test_bad_input_writes_nothing(store, tmp_path):
     chunks = json.loads((DEMO / "chunks.json").read_text())
     chunks[5] = {"id": 5, "source": "x.txt"}  # no text
     bad.write_text(json.dumps(chunks, indent=2))
-    with pytest.raises(ChunkInputError, match=r"chunks.json: line \d+: chunk \[5\] field text"):
+    with pytest.raises(ChunkInputError, match=r"chunks.json:\d+:\[5\]\.text"):
         build_domain(
             store, BuildConfig(domain="demo"), chunk_paths=[bad], palette_path=DEMO / "palette.json"
         )

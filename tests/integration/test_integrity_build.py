@@ -126,6 +126,54 @@ def test_failed_calls_stop_the_build_and_the_rerun_equals_a_clean_build(
     assert _benchmark(store, "zq_resumed") == _benchmark(store, "zq_clean")
 
 
+def test_failed_question_calls_keep_the_clean_builds_question_ids(store, llm_server, tmp_path):
+    """Issue 30 (3): ids were handed out as calls succeeded, so questions whose calls failed
+    were renumbered on the rerun (40, 67, 93 -> 134, 135, 136). Now they are a function of a
+    stable order: the rerun exports the clean build's file, ids included."""
+    chunks = _small_chunks(tmp_path)
+    asked: list[str] = []
+
+    def fails_some(body) -> bool:  # every other question request fails, whatever the order
+        text = " ".join(str(m.get("content")) for m in body.get("messages", []))
+        if "Write one perspective-targeted question" not in text:
+            return False
+        key = text[-400:]
+        if key not in asked:
+            asked.append(key)
+        return asked.index(key) % 2 == 0
+
+    failing = llm_server.add_rule(match=fails_some, status=500)
+    _script(llm_server)
+    llm = make_build_llm(config=llm_server.config(role="builder", max_retries=0))
+    cfg = BuildConfig(domain="zq_qfail")
+    first = build_domain(
+        store, cfg, chunk_paths=[chunks], palette_path=DEMO / "palette.json", llm=llm
+    )
+    assert first.status == "incomplete" and first.stopped_after == "questions"
+    failing.times = 0  # the server recovers
+    again = build_domain(store, cfg, chunk_paths=[chunks], llm=llm)
+    assert again.status == "done"
+    clean = build_domain(
+        store,
+        BuildConfig(domain="zq_qclean"),
+        chunk_paths=[chunks],
+        palette_path=DEMO / "palette.json",
+        llm=llm,
+    )
+    assert clean.status == "done" and clean.summary["questions"] > 2
+
+    def ids(domain: str) -> list[tuple[int, str]]:
+        rows = store.run_text(
+            "MATCH (q:Question {domain: $d})-[:ASKS]->(v:Perspective) "
+            "RETURN q.id AS id, v.concept_keys AS k, v.focus AS f ORDER BY id",
+            d=domain,
+        )
+        return [(r["id"], f"{r['k']}{r['f']}") for r in rows]
+
+    assert ids("zq_qfail") == ids("zq_qclean")  # 0 renumbered ids
+    assert _benchmark(store, "zq_qfail") == _benchmark(store, "zq_qclean")
+
+
 def facts_request_with(phrase: str):
     """Match the facts request of the chunk holding `phrase` (and nothing else)."""
 

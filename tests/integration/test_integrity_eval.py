@@ -53,6 +53,8 @@ def test_empty_replies_fail_items_are_never_scored_and_history_is_kept(bench, ll
     assert all("not an answer: empty reply" in e for e in first.errors[:3])
     assert len(llm_server.requests_matching(ANSWER_MARKER)) == 3 * 3  # retried twice each
     assert _answers(bench, "empty-replies") == 0  # nothing stored, nothing scored
+    # the Run counts every call, also those of items that failed after the last batch
+    assert get_run(bench, "empty-replies")["calls"] == first.calls > 0
     llm_server.reset()
     add_eval_model(llm_server)
     second = execute(bench, _spec(llm_server, "empty-replies"))

@@ -82,7 +82,7 @@ def test_chunk_json_error_names_file_line_and_field(tmp_path):
     with pytest.raises(ChunkInputError) as err:
         read_chunks([f], "d")
     msg = str(err.value)
-    assert "chunks.json: line 8: chunk [1] field source: Field required" in msg
+    assert "chunks.json:8:[1].source: Field required" in msg
 
 
 def test_chunk_json_rejects_duplicate_ids_and_empty_text(tmp_path):
@@ -95,7 +95,7 @@ def test_chunk_json_rejects_duplicate_ids_and_empty_text(tmp_path):
     with pytest.raises(ChunkInputError, match="duplicate id '0'"):
         read_chunks([f], "d")
     f.write_text(json.dumps([{"id": 0, "source": "a", "text": "  "}]))
-    with pytest.raises(ChunkInputError, match="field text: empty"):
+    with pytest.raises(ChunkInputError, match=r"\[0\]\.text: empty"):
         read_chunks([f], "d")
 
 

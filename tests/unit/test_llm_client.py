@@ -83,6 +83,32 @@ def test_retry_after_429_is_honoured(llm_server):
     assert client.ledger.records[0].attempts == 2
 
 
+@pytest.mark.parametrize("value", ["soon", "inf", "1e9", "-5", "3600", "Wed, 99 Foo 2026"])
+def test_hostile_retry_after_is_a_plain_retry_or_capped(llm_server, value):
+    """`soon` used to raise ValueError out of the client; `inf`/`1e9`/`3600` hung the call.
+    Now: not a number of seconds or an HTTP date -> a plain backoff retry; a number -> at
+    most `retry_after_max_s`."""
+    llm_server.add_rule(match="KIND-A", status=503, headers={"Retry-After": value}, times=1)
+    llm_server.add_rule(match="KIND-A", reply="after the wait")
+    client = LLMClient(llm_server.config(retry_after_max_s=0.2, backoff_max_s=0.1))
+    t0 = time.perf_counter()
+    assert client.complete_sync(MSG).text == "after the wait"
+    assert time.perf_counter() - t0 < 5
+    assert [r.status for r in llm_server.requests] == [503, 200]
+
+
+def test_retry_after_as_an_http_date_is_honoured(llm_server):
+    import email.utils
+
+    when = email.utils.formatdate(time.time() + 2, usegmt=True)
+    llm_server.add_rule(match="KIND-A", status=429, headers={"Retry-After": when}, times=1)
+    llm_server.add_rule(match="KIND-A", reply="later")
+    client = LLMClient(llm_server.config())
+    t0 = time.perf_counter()
+    assert client.complete_sync(MSG).text == "later"
+    assert time.perf_counter() - t0 >= 0.5  # the date is rounded to the second
+
+
 def test_500_retried_then_gives_up(llm_server):
     llm_server.add_rule(match="KIND-A", status=500)
     client = LLMClient(llm_server.config(max_retries=2))

@@ -354,9 +354,12 @@ class LLMClient:
     def _redact(self, text: str) -> str:
         """Error texts end up in logs and run records: never with a key in them (servers echo
         keys back, e.g. "Incorrect API key provided: sk-...")."""
-        key = os.environ.get(self.config.api_key_env)
-        if key:
-            text = text.replace(key, "[redacted]")
+        for key in (
+            os.environ.get(self.config.api_key_env),
+            self.config.api_key_value and self.config.api_key_value.get_secret_value(),
+        ):
+            if key:
+                text = text.replace(key, "[redacted]")
         return _KEYLIKE.sub("[redacted]", text)
 
     @staticmethod

@@ -47,6 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     params.cont_batching = True
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
+    # Threads sleep between steps instead of spinning (with OMP_WAIT_POLICY=passive, set by
+    # the parent before OpenMP starts): on a busy 2-core machine spinning threads made two
+    # threads 30x slower than one; sleeping ones are about as fast (docs/local-model.md).
+    params.cpuparams.poll = 0
+    params.cpuparams_batch.poll = 0
     params.ui = False  # no web page: an API only
     params.offline = True  # never reach a model hub
     # Stop signals are taken synchronously below, so no handler interrupts llama.cpp's threads.

@@ -253,7 +253,7 @@ def _start_locked(
     check_gguf(path)
     if home.log.exists():
         home.log.replace(home.log.with_name("server.log.1"))
-    env = {**os.environ, KEY_ENV: api_key(settings)}
+    env = {**os.environ, KEY_ENV: api_key(settings), "OMP_WAIT_POLICY": "passive"}
     with open(home.log, "ab") as out:
         proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
             server_command(path, ref.name, settings),

@@ -185,25 +185,23 @@ def evaluation(store, questions: int) -> None:
             f"ratio end-to-end / server generation: {summary.elapsed_s / (ms / 1000):.3f} "
             f"(questions loop only: {loop_s / (ms / 1000):.3f}; target <= 1.2)"
         )
+    # Each failed question's error, in one kind (a cut reply is also incomplete JSON).
     kinds = {
+        "cut at max_tokens": "TruncatedReply",
         "not valid JSON": "is not valid JSON",
         "JSON not matching the schema": "does not match",
-        "cut at max_tokens": "TruncatedReply",
+        "valid JSON failing the judge's checks": "StructuredOutputError",
     }
-    counts = {k: sum(marker in e for e in summary.errors) for k, marker in kinds.items()}
-    checks = sum(
-        "StructuredOutputError" in e and not any(m in e for m in kinds.values())
-        for e in summary.errors
+    counts = dict.fromkeys(kinds, 0)
+    for e in summary.errors:
+        kind = next((k for k, marker in kinds.items() if marker in e), None)
+        if kind is not None:
+            counts[kind] += 1
+    failed = sum(counts.values())
+    print(
+        f"structured replies that failed their question: {failed} of {summary.calls} calls "
+        "(answers and judge calls): " + ", ".join(f"{v} {k}" for k, v in counts.items())
     )
-    judge_calls = n - summary.completed - summary.failed  # all but the answers
-    failed = sum(counts.values()) + checks
-    if judge_calls > 0:
-        print(
-            f"judge's structured replies: {failed} of about {judge_calls} failed after one "
-            f"repair ({failed / judge_calls:.1%}): "
-            + ", ".join(f"{v} {k}" for k, v in counts.items())
-            + f", {checks} valid JSON failing the judge's checks"
-        )
     for e in summary.errors[:5]:
         print(f"  ! {e[:300]}")
 

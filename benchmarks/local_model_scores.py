@@ -18,7 +18,7 @@
    schema / calls.
 
 Self-contained: a Neo4j with empty data and the local model server of its own on free ports
-(benchmarks/own_servers.py), stopped at the end. Needs llama-cpp-python[server], the Neo4j
+(benchmarks/own_servers.py), stopped at the end. Needs xllamacpp, the Neo4j
 jars provisioned once (`kg db up`) and the embedding model in the Hugging Face cache.
 """
 

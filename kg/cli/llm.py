@@ -1,4 +1,4 @@
-"""`kg llm up|status|down|models|pull`: the local model server (llama-cpp-python, 127.0.0.1)."""
+"""`kg llm up|status|down|models|pull`: the local model server (llama.cpp, 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -31,18 +31,26 @@ def _settings(port: int | None, **kw: object):
 def up(
     model: str = typer.Option(None, help=MODEL_HELP + " (default: KG_LLM_MODEL, smollm2-135m)"),
     port: int = typer.Option(None, help="port on 127.0.0.1 (default: KG_LLM_PORT, 8300)"),
-    n_ctx: int = typer.Option(None, help="context size in tokens (KG_LLM_N_CTX)"),
-    threads: int = typer.Option(None, help="CPU threads (KG_LLM_THREADS)"),
+    n_ctx: int = typer.Option(None, help="context size in tokens per slot (KG_LLM_N_CTX)"),
+    threads: int = typer.Option(None, help="CPU threads (KG_LLM_THREADS, default 1)"),
+    parallel: int = typer.Option(
+        None,
+        help="slots: requests generated together, continuous batching (KG_LLM_PARALLEL, default 1)",
+    ),
 ) -> None:
     """Start the local model server in the background (provisioning the model); idempotent."""
     from kg.llm.local import server
 
-    settings = _settings(port, n_ctx=n_ctx, threads=threads)
+    settings = _settings(port, n_ctx=n_ctx, threads=threads, parallel=parallel)
     before = server.status(settings).state
     st, secs = server.start(settings, model)  # a ServerError (fix, log tail) goes to KGGroup
     verb = "already running" if before is server.State.RUNNING else f"started in {secs:.1f} s"
     info = st.info
-    what = f"{info.model} (n_ctx {info.n_ctx}, {info.threads} thread(s))" if info else "?"
+    what = (
+        f"{info.model} ({info.parallel} slot(s) of {info.n_ctx} tokens, {info.threads} thread(s))"
+        if info
+        else "?"
+    )
     console.print(
         f"local model server {verb}: {what} at {st.base_url} (pid {st.pid}); "
         f"use --model local/{info.model if info else 'NAME'}; log {st.home.log}"
@@ -64,6 +72,7 @@ def status_cmd(
     else:
         what = (
             f"  model: {st.info.model}  n_ctx: {st.info.n_ctx}  threads: {st.info.threads}"
+            f"  parallel: {st.info.parallel}"
             if st.info
             else ""
         )

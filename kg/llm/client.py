@@ -49,9 +49,11 @@ _SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.
 _RETRY_STATUS = {408, 409, 429}
 _KEYLIKE = re.compile(r"\b(sk|rk|pk)-[A-Za-z0-9*_\-]{6,}")
 # How servers say a prompt does not fit: OpenAI and vLLM ("maximum context length"), llama.cpp
-# ("exceed context window", code context_length_exceeded), Ollama/LM Studio ("context length").
+# ("exceed context window", code context_length_exceeded; its native server: "exceeds the
+# available context size", type exceed_context_size_error), Ollama/LM Studio ("context length").
 _CONTEXT = re.compile(
-    r"context[_ ]length|context window|maximum context|too many tokens", re.IGNORECASE
+    r"context[_ ]length|context window|maximum context|context[_ ]size|too many tokens",
+    re.IGNORECASE,
 )
 
 
@@ -374,9 +376,12 @@ class LLMClient:
     def _redact(self, text: str) -> str:
         """Error texts end up in logs and run records: never with a key in them (servers echo
         keys back, e.g. "Incorrect API key provided: sk-...")."""
-        key = os.environ.get(self.config.api_key_env)
-        if key:
-            text = text.replace(key, "[redacted]")
+        for key in (
+            os.environ.get(self.config.api_key_env),
+            self.config.api_key_value and self.config.api_key_value.get_secret_value(),
+        ):
+            if key:
+                text = text.replace(key, "[redacted]")
         return _KEYLIKE.sub("[redacted]", text)
 
     @staticmethod

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
 from kg.errors import InputError
 from kg.settings import default_cache_dir
@@ -65,6 +65,8 @@ class LLMConfig(BaseModel):
     model: str = Field(description="`provider/model` or a bare model name sent as is")
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
+    # A key given by the product itself (the local model server's); never dumped or stored.
+    api_key_value: SecretStr | None = Field(default=None, exclude=True, repr=False)
     role: Role = "responder"
     concurrency: int = Field(default=8, ge=1, le=1024)
     max_retries: int = Field(default=5, ge=0, le=50)
@@ -121,6 +123,8 @@ class LLMConfig(BaseModel):
 
     def api_key(self) -> str:
         """The key from the environment; local servers (vLLM, Ollama...) accept any value."""
+        if self.api_key_value is not None:
+            return self.api_key_value.get_secret_value()
         key = os.environ.get(self.api_key_env)
         if key:
             return key

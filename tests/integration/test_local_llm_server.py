@@ -1,4 +1,4 @@
-"""The real local model (SmolLM2-135M on llama-cpp-python's server) through the product's
+"""The real local model (SmolLM2-135M on llama.cpp's server, xllamacpp) through the product's
 client: plain replies, replies cut by max_tokens, a prompt longer than the context, JSON-schema
 constrained output, the `local/` route, and a server killed under the client."""
 
@@ -80,7 +80,7 @@ def test_structured_output_is_constrained_by_the_schema(local_llm):
         schema=Planet,
     )
     assert isinstance(reply.parsed, Planet) and reply.parsed.name
-    assert client.config.structured_output == "json_object"
+    assert client.config.structured_output == "json_schema"
 
 
 def test_killed_server_is_detected_and_restarted(local_llm, tmp_path):

@@ -23,8 +23,10 @@ from kg.llm.local import (
     local_model_spec,
     provision,
     resolve_model,
+    serve,
     server,
 )
+from kg.llm.local.key import api_key
 
 
 @pytest.fixture
@@ -77,7 +79,9 @@ def test_local_config_applies_what_a_small_cpu_model_needs(settings):
     )
     assert cfg.resolved_base_url == f"http://127.0.0.1:{settings.port}/v1"
     assert cfg.max_tokens == settings.max_tokens and cfg.timeout_s == settings.timeout_s
-    assert cfg.structured_output == "json_object" and cfg.role == "judge"
+    assert cfg.structured_output == "json_schema" and cfg.role == "judge"
+    assert cfg.api_key() == api_key(settings) and "api_key_value" not in cfg.public_dict()
+    assert api_key(settings) not in repr(cfg)
     mine = local_config(
         LLMConfig(
             model="local/smollm2-135m", max_tokens=64, timeout_s=5, structured_output="prompt"
@@ -90,13 +94,32 @@ def test_local_config_applies_what_a_small_cpu_model_needs(settings):
     assert local_config(other, settings, autostart=False) is other
 
 
-def test_server_command_listens_on_loopback_with_the_settings(settings, tmp_path):
+def test_server_command_carries_the_settings_but_not_the_key(settings, tmp_path):
     cmd = server.server_command(tmp_path / "m.gguf", "m", settings)
-    assert cmd[1:3] == ["-m", "llama_cpp.server"]
+    assert cmd[1:3] == ["-m", "kg.llm.local.serve"]
     opts = dict(zip(cmd[3::2], cmd[4::2], strict=False))
-    assert opts["--host"] == "127.0.0.1" and opts["--port"] == str(settings.port)
-    assert opts["--n_ctx"] == str(settings.n_ctx)
-    assert opts["--n_threads"] == str(settings.threads)
+    assert opts["--port"] == str(settings.port) and opts["--alias"] == "m"
+    assert opts["--n-ctx"] == str(settings.n_ctx)
+    assert opts["--threads"] == str(settings.threads)
+    assert opts["--parallel"] == str(settings.parallel)
+    assert api_key(settings) not in cmd  # `ps` shows the command line
+    assert serve.HOST == "127.0.0.1"
+
+
+def test_api_key_is_made_once_private_and_overridable(settings, monkeypatch):
+    key = api_key(settings)
+    assert len(key) >= 32 and api_key(settings) == key
+    assert settings.key_file.stat().st_mode & 0o777 == 0o600
+    monkeypatch.setenv("KG_LLM_API_KEY", "mine")
+    assert api_key(get_local_settings(cache_dir=settings.cache_dir)) == "mine"
+
+
+def test_a_file_that_is_not_gguf_is_refused_before_launch(settings, tmp_path):
+    text = tmp_path / "notes.gguf"
+    text.write_text("not a model")
+    with pytest.raises(LocalModelError) as info:
+        server.check_gguf(text)
+    assert "is not a GGUF model file" in info.value.message
 
 
 def test_status_stopped_then_crashed_with_log_tail(settings):
@@ -125,12 +148,12 @@ def test_port_taken_is_a_clear_message(settings):
     assert f"port {settings.port}" in info.value.message and "KG_LLM_PORT" in info.value.fix
 
 
-def test_missing_llama_cpp_names_the_install(settings, monkeypatch):
+def test_missing_engine_names_the_install(settings, monkeypatch):
     monkeypatch.setattr(server, "SERVER_MODULES", ("no_such_module_for_kg_tests",))
     with pytest.raises(LocalModelError) as info:
         server.start(settings, "smollm2-135m")
-    assert "llama-cpp-python[server]" in info.value.message
-    assert "pip install 'llama-cpp-python[server]'" in info.value.fix
+    assert "xllamacpp" in info.value.message
+    assert "pip install xllamacpp" in info.value.fix
 
 
 def test_cli_unknown_model_and_stopped_status(settings):

@@ -1,5 +1,5 @@
 """The local server's whole life cycle with a stand-in process: `kg llm up` launches the
-scripted OpenAI-compatible server (tests/llm_server.py) instead of llama-cpp-python, so start,
+scripted OpenAI-compatible server (tests/llm_server.py) instead of llama.cpp's, so start,
 readiness, `--model local/...`, crash detection, restart and stop run for real without a model
 build. The same path with the real model is in tests/integration/test_local_llm_server.py."""
 
@@ -94,7 +94,7 @@ def test_another_model_on_the_same_port_is_refused(stand_in, tmp_path):
     other.write_bytes(b"GGUF")
     with pytest.raises(LocalModelError) as info:
         server.start(stand_in, str(other))
-    assert "serves stand-in, not other" in info.value.message
+    assert "runs with model stand-in (asked: other)" in info.value.message
     assert "kg llm down" in info.value.fix and "KG_LLM_PORT" in info.value.fix
 
 
@@ -111,7 +111,7 @@ def test_a_server_that_dies_while_starting_shows_its_log(stand_in, monkeypatch):
         server.start(stand_in)
     assert "died while starting" in info.value.message
     assert "bad magic" in info.value.log_tail
-    assert server.status(stand_in).state is server.State.CRASHED
+    assert server.status(stand_in).state is server.State.STOPPED  # nothing left behind
 
 
 def test_readiness_deadline_counts_from_launch(stand_in, monkeypatch):
@@ -127,4 +127,41 @@ def test_readiness_deadline_counts_from_launch(stand_in, monkeypatch):
     assert time.monotonic() - t0 < 10
     assert "did not answer within 1 s" in info.value.message
     assert "KG_LLM_START_TIMEOUT_S" in info.value.fix
-    assert server.stop(slow)
+    assert server.status(slow).state is server.State.STOPPED  # the slow process was stopped
+
+
+def test_a_second_up_with_other_settings_is_refused_and_starts_nothing(stand_in):
+    runner = CliRunner()
+    assert runner.invoke(app, ["llm", "up", "--parallel", "2"]).exit_code == 0
+    first = server.status(stand_in)
+    assert first.info and first.info.parallel == 2
+    again = runner.invoke(app, ["llm", "up", "--parallel", "1", "--threads", "1"])
+    assert again.exit_code == 1 and "runs with parallel 2 (asked: 1)" in again.output
+    assert "kg llm down" in again.output
+    plain = runner.invoke(app, ["llm", "up"])  # no settings asked: the running one will do
+    assert plain.exit_code == 0 and "already running" in plain.output
+    assert server.status(stand_in).pid == first.pid
+    # clients of the server keep as many requests in flight as it has slots
+    client = LLMClient(LLMConfig(model=f"local/{stand_in.model}", cache=False))
+    assert client.shared_limit == (f"local-llm:{stand_in.base_url}", 2)
+
+
+def test_two_starts_at_once_launch_one_server(stand_in):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: server.start(stand_in), range(2)))
+    pids = {st.pid for st, _ in results}
+    assert len(pids) == 1 and sorted(secs == 0 for _, secs in results) == [False, True]
+
+
+def test_a_bind_failure_in_the_log_is_reported_as_a_taken_port(stand_in, monkeypatch):
+    def refused(path, name, settings):
+        line = "srv start: couldn't bind HTTP server socket, hostname: 127.0.0.1"
+        return [sys.executable, "-c", f"import sys; print({line!r}); sys.exit(1)"]
+
+    monkeypatch.setattr(server, "server_command", refused)
+    with pytest.raises(LocalModelError) as info:
+        server.start(stand_in)
+    assert f"port {stand_in.port} on 127.0.0.1 is taken" in info.value.message
+    assert server.status(stand_in).state is server.State.STOPPED

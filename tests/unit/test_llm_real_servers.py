@@ -19,8 +19,9 @@ from kg.llm import (
 )
 
 MSG = [{"role": "user", "content": "KIND-CTX go"}]
-# The body llama-cpp-python's server sends for a prompt longer than its n_ctx.
-LLAMA_CTX_ERROR = json.dumps(
+# The bodies servers send for a prompt longer than their context: OpenAI-style (OpenAI, vLLM,
+# llama-cpp-python) and llama.cpp's native server (as served by xllamacpp).
+OPENAI_CTX_ERROR = json.dumps(
     {
         "error": {
             "message": "This model's maximum context length is 2048 tokens. However, you requested "
@@ -32,6 +33,18 @@ LLAMA_CTX_ERROR = json.dumps(
         }
     }
 )
+LLAMA_CTX_ERROR = json.dumps(
+    {
+        "error": {
+            "code": 400,
+            "message": "request (9223 tokens) exceeds the available context size (4096 tokens), "
+            "try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 9223,
+            "n_ctx": 4096,
+        }
+    }
+)
 
 
 class Pick(BaseModel):
@@ -39,8 +52,9 @@ class Pick(BaseModel):
     score: int
 
 
-def test_prompt_longer_than_context_fails_once_without_retry(llm_server):
-    llm_server.add_rule(match="KIND-CTX", status=400, raw=LLAMA_CTX_ERROR)
+@pytest.mark.parametrize("body", [OPENAI_CTX_ERROR, LLAMA_CTX_ERROR], ids=["openai", "llama.cpp"])
+def test_prompt_longer_than_context_fails_once_without_retry(llm_server, body):
+    llm_server.add_rule(match="KIND-CTX", status=400, raw=body)
     client = LLMClient(llm_server.config(max_retries=4))
     with pytest.raises(ContextLengthExceeded) as info:
         client.complete_sync(MSG)

@@ -2,8 +2,8 @@
 
 `LLMClient` calls `local_config` for such a model: the server is started if it is not running
 (provisioning the model on first use), and the config gets what a small CPU-served model needs
-and the user did not set (a reply-length cap, a long request timeout, the server's own JSON
-schema format).
+and the user did not set (a reply-length cap, a long request timeout, the server's API key, its
+JSON-schema constrained output).
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from pydantic import SecretStr
+
+from kg.llm.local.key import api_key
 from kg.llm.local.settings import LocalLLMSettings, get_local_settings
 
 if TYPE_CHECKING:
@@ -42,7 +45,7 @@ def local_config(
         updates["base_url"] = settings.base_url
         if autostart:
             before = server.status(settings).state
-            _, secs = server.start(settings, spec)
+            _, secs = server.start(settings, spec, exact=False)
             if before is not server.State.RUNNING:
                 log.warning(
                     "started the local model server (%s) on port %d in %.1f s; "
@@ -51,21 +54,29 @@ def local_config(
                     settings.port,
                     secs,
                 )
+    if config.api_key_value is None:
+        updates["api_key_value"] = SecretStr(api_key(settings))
     defaults = LLMConfig.model_fields
     if config.max_tokens is None:
         updates["max_tokens"] = settings.max_tokens
     if config.timeout_s == defaults["timeout_s"].default:
         updates["timeout_s"] = settings.timeout_s
     if config.structured_output == "auto":
-        updates["structured_output"] = "json_object"  # llama.cpp's schema-constrained format
+        # llama.cpp turns the JSON schema into a grammar: only schema-valid JSON is sampled
+        updates["structured_output"] = "json_schema"
     return config.model_copy(update=updates)
 
 
 def shared_limit(
     config: LLMConfig, settings: LocalLLMSettings | None = None
 ) -> tuple[str, int] | None:
-    """All clients of one local server share its `parallel` slots (responder and judge)."""
+    """All clients of one local server share its `parallel` slots (responder and judge): as
+    many requests in flight as the running server generates together."""
+    from kg.llm.local import server
+
     if local_model_spec(config.model) is None:
         return None
     settings = settings or get_local_settings()
-    return f"local-llm:{config.resolved_base_url}", settings.parallel
+    info = server.status(settings).info
+    slots = info.parallel if info is not None else settings.parallel
+    return f"local-llm:{config.resolved_base_url}", slots

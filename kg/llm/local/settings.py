@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kg.settings import default_cache_dir
@@ -18,15 +18,16 @@ class LocalLLMSettings(BaseSettings):
     # A registered name (`kg llm models`) or the path of a .gguf file.
     model: str = "smollm2-135m"
     port: int = Field(default=8300, ge=1, le=65535)
-    # Tokens of prompt + reply the server holds; a longer prompt is refused per item.
+    # Tokens of prompt + reply each slot holds; a longer prompt is refused per item.
     n_ctx: int = Field(default=4096, ge=256, le=131072)
     # 1 by default: measured on a shared 2-core machine, a second thread made generation
     # slower, not faster (OpenMP threads spin while the other core is busy); see
     # docs/local-model.md and benchmarks/local_model.py.
     threads: int = Field(default=1, ge=1, le=256)
-    # Requests the product keeps in flight on the server, all roles together. The
-    # llama-cpp-python server answers one at a time; more only wait in its queue (and run
-    # into client timeouts), so the product queues them itself.
+    # Slots: requests the server generates together (continuous batching), and so the
+    # requests the product keeps in flight on it, all roles together; more would only wait in
+    # the server's queue (and run into client timeouts), so the product queues them itself.
+    # 1 by default: on one thread a second slot shares the same core (docs/local-model.md).
     parallel: int = Field(default=1, ge=1, le=64)
     # Reply length when a command sets none: a small model can ramble until the context is
     # full, and grammar-constrained JSON can repeat a string forever.
@@ -42,6 +43,9 @@ class LocalLLMSettings(BaseSettings):
     models_dir: Path | None = None
     # Per-port server home: pid file, state file, log.
     server_home: Path | None = None
+    # The key clients must send; by default one is made on the first start and kept in
+    # `<cache>/llm-server.key` (mode 0600), shared by every port of this cache.
+    api_key: SecretStr | None = None
 
     @property
     def resolved_models_dir(self) -> Path:
@@ -50,6 +54,10 @@ class LocalLLMSettings(BaseSettings):
     @property
     def resolved_server_home(self) -> Path:
         return self.server_home or self.cache_dir / f"llm-server-{self.port}"
+
+    @property
+    def key_file(self) -> Path:
+        return self.cache_dir / "llm-server.key"
 
     @property
     def base_url(self) -> str:

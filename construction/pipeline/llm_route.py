@@ -67,7 +67,7 @@ class BuildLLM:
                 messages, schema=schema, prompt_name=f"pipeline/{name}", prompt_hash=prompt.hash
             )
         except ValidationError as exc:
-            raise RejectedReply("invalid_reply", str(exc.errors()[0]["msg"])) from None
+            raise _rejected(exc) from None
         except ContextLengthExceeded as exc:  # the same prompt fails again: counted apart
             raise RejectedReply("prompt_too_long", str(exc)[:200]) from None
         except TruncatedReply as exc:  # cut at max_tokens before the JSON ended
@@ -93,10 +93,7 @@ class BuildLLM:
         try:
             return schema.model_validate_json(_json_part(reply.text))
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
-            kind = "missing_field" if err["type"] == "missing" else "invalid_reply"
-            raise RejectedReply(kind, f"{where}: {err['msg']}") from None
+            raise _rejected(exc) from None
 
     def map(
         self, items: Iterable[T], work: Callable[[T], Awaitable[None]], concurrency: int = 4
@@ -139,3 +136,12 @@ def make_build_llm(
             fields["base_url"] = base_url
         config = LLMConfig(**fields)
     return BuildLLM(LLMClient(config), config.model)
+
+
+def _rejected(exc: ValidationError) -> RejectedReply:
+    """A reply that is JSON but not of the schema: a missing field is told apart (counted as
+    `missing_field`), anything else is an `invalid_reply`."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    kind = "missing_field" if err["type"] == "missing" else "invalid_reply"
+    return RejectedReply(kind, f"{where}: {err['msg']}")

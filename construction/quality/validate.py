@@ -74,6 +74,10 @@ CONVENTIONS: dict[str, str] = {
     "duplicates": "follows the format: one question per perspective, no repeated text",
     "hop_distribution": "follows the paper's Table 1 (questions per hop); the published "
     "sample is an excerpt, so a hop without questions warns",
+    "perspectives": "departs where the published data does: targets are the valid paths "
+    "sharing one relation at one hop position (the published construction's recurring "
+    "relation at a key hop, docs/perspectives.md); 2 of the sample's 139 target sets unite two "
+    "labels at one hop, and such a set warns",
 }
 
 

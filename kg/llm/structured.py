@@ -80,8 +80,13 @@ def _candidates(text: str) -> list[str]:
 
 
 def parse_reply(text: str, schema: type[BaseModel]) -> BaseModel:
-    """The first JSON object in `text` that validates; tolerant of fences and chatter."""
+    """The first JSON object in `text` that validates; tolerant of fences and chatter.
+
+    When none validates, the error is that of the first candidate that is JSON at all (the
+    whole reply before any inner part): it says what the model got wrong, where an inner
+    array's error would only say "not an object"."""
     last: Exception | None = None
+    first_mismatch: ValidationError | None = None
     for cand in _candidates(text):
         try:
             data = json.loads(cand)
@@ -91,7 +96,9 @@ def parse_reply(text: str, schema: type[BaseModel]) -> BaseModel:
         try:
             return schema.model_validate(data)
         except ValidationError as exc:
-            last = exc
-    if isinstance(last, ValidationError):
-        raise StructuredOutputError(f"reply does not match {schema.__name__}: {last}", text)
+            first_mismatch = first_mismatch or exc
+    if first_mismatch is not None:
+        raise StructuredOutputError(
+            f"reply does not match {schema.__name__}: {first_mismatch}", text
+        )
     raise StructuredOutputError(f"reply is not valid JSON: {last}", text)

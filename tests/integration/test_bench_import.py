@@ -20,7 +20,9 @@ def snapshot(store, drop_provenance: bool = False) -> tuple[list[str], list[str]
     """Every node and relationship with all properties, as sorted canonical JSON."""
 
     def clean(props: dict) -> dict:
-        return {k: v for k, v in props.items() if not (drop_provenance and k == "provenance")}
+        # provenance: who wrote a node, and (Domain.import_sources) which files it came from
+        where = ("provenance", "import_sources")
+        return {k: v for k, v in props.items() if not (drop_provenance and k in where)}
 
     nodes = sorted(
         json.dumps([sorted(r["labels"]), clean(r["props"])], sort_keys=True)

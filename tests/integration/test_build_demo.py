@@ -12,6 +12,7 @@ from construction.pipeline import context as context_mod
 from construction.pipeline.chunks import ChunkInputError
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.runner import build_domain
+from kg.errors import Interrupted
 from kg.palette import PaletteError
 
 pytestmark = pytest.mark.integration
@@ -58,7 +59,8 @@ def test_killed_build_resumes_without_redoing_items(store, monkeypatch):
         return real(self, stage, writes, items, input_hash)
 
     monkeypatch.setattr(context_mod.BuildContext, "write_items", dying)
-    with pytest.raises(KeyboardInterrupt):
+    # Ctrl-C closes the build as interrupted and says so (kg.errors.Interrupted)
+    with pytest.raises(Interrupted, match="interrupted by SIGINT"):
         build_domain(
             store, cfg, chunk_paths=[DEMO / "chunks.json"], palette_path=DEMO / "palette.json"
         )

@@ -70,6 +70,7 @@ def built(bench):
             }
             for i, e in enumerate(edges)
         ],
+        generation=0,
     )
     ctx = BuildContext(
         store=store, config=BuildConfig(domain=BUILT), palette=None, run_uid="stage7-test"

@@ -31,6 +31,7 @@ from kg.llm.local.serve import KEY_ENV
 from kg.llm.local.settings import LocalLLMSettings
 from kg.processes import alive as _alive
 from kg.processes import port_open, read_pid
+from kg.server.process import child_env
 
 # llama.cpp and its HTTP server, a prebuilt wheel (no compiler needed).
 SERVER_MODULES = ("xllamacpp",)
@@ -253,7 +254,8 @@ def _start_locked(
     check_gguf(path)
     if home.log.exists():
         home.log.replace(home.log.with_name("server.log.1"))
-    env = {**os.environ, KEY_ENV: api_key(settings), "OMP_WAIT_POLICY": "passive"}
+    # no other secret reaches the model server (child_env strips API keys, tokens, passwords)
+    env = child_env(**{KEY_ENV: api_key(settings), "OMP_WAIT_POLICY": "passive"})
     with open(home.log, "ab") as out:
         proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
             server_command(path, ref.name, settings),

@@ -6,32 +6,18 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from kg.cli.main import app
+from cli_runs import point_at, run
 
 pytestmark = pytest.mark.integration
 
 MALFORMED = Path(__file__).resolve().parents[1] / "data" / "malformed"
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def kg(store, shared_data):
     """Run `kg ...` against the test server; the sample and the demo file are imported first."""
     mp = pytest.MonkeyPatch()
-    s = store.settings
-    if s.neo4j_uri:
-        mp.setenv("NEO4J_URI", s.neo4j_uri)
-        if s.neo4j_password is not None:
-            mp.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
-    else:
-        mp.setenv("KG_BOLT_PORT", str(s.bolt_port))
-
-    def run(*args: str, code: int = 0):
-        result = runner.invoke(app, list(args))
-        assert result.exit_code == code, result.output
-        return result
+    point_at(store, mp)
 
     root = shared_data / "perspectivebench"
     out = run(

@@ -8,47 +8,27 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_runs import import_demo_sample, point_at, run
 from llm_server import PATHS_MARKER, scripted_path_verdicts
 from sklearn.metrics import cohen_kappa_score
-from typer.testing import CliRunner
 
 from evaluation.judge_gold import load_gold
 from evaluation.judge_validation import latest_validations
 from evaluation.judges.base import shuffled_paths
 from evaluation.questions import load_questions
-from kg.cli.main import app
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT / "demo" / "judge" / "gold.jsonl"
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def kg(store):
     """Run `kg ...` against the test server, with the demo sample imported first."""
     mp = pytest.MonkeyPatch()
-    s = store.settings
-    if s.neo4j_uri:
-        mp.setenv("NEO4J_URI", s.neo4j_uri)
-        if s.neo4j_password is not None:
-            mp.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
-    else:
-        mp.setenv("KG_BOLT_PORT", str(s.bolt_port))
-
-    def run(*args: str, code: int = 0):
-        result = runner.invoke(app, list(args))
-        assert result.exit_code == code, result.output
-        return result
-
-    run(
-        "import",
-        "perspectivebench",
-        str(ROOT / "demo/bench/sample.jsonl"),
-        "--palette",
-        str(ROOT / "demo/bench/palette.json"),
-    )
+    point_at(store, mp)
+    import_demo_sample()
     yield run
     mp.undo()
 

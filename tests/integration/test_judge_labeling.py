@@ -10,47 +10,27 @@ from pathlib import Path
 
 import pytest
 from browser import in_ci, missing, start_chromium
-from typer.testing import CliRunner
+from cli_runs import import_demo_sample, point_at, run
 
 from evaluation.judge_trust import judge_trusts
 from evaluation.labeling.task import load_task
 from evaluation.models import Setting
 from evaluation.runner import execute
 from evaluation.spec import RunSpec
-from kg.cli.main import app
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "judge"
 RUN = "label-cover"
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def kg(store):
     """`kg ...` against the test server, with the demo sample imported and one offline run."""
     mp = pytest.MonkeyPatch()
-    s = store.settings
-    if s.neo4j_uri:
-        mp.setenv("NEO4J_URI", s.neo4j_uri)
-        if s.neo4j_password is not None:
-            mp.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
-    else:
-        mp.setenv("KG_BOLT_PORT", str(s.bolt_port))
-
-    def run(*args: str, code: int = 0):
-        result = runner.invoke(app, list(args))
-        assert result.exit_code == code, result.output
-        return result
-
-    run(
-        "import",
-        "perspectivebench",
-        str(ROOT / "demo/bench/sample.jsonl"),
-        "--palette",
-        str(ROOT / "demo/bench/palette.json"),
-    )
+    point_at(store, mp)
+    import_demo_sample()
     summary = execute(
         store,
         RunSpec(

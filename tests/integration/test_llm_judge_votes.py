@@ -8,20 +8,18 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_runs import import_demo_sample, point_at, run
 from llm_server import ANSWER_MARKER, PATHS_MARKER, add_eval_model, scripted_path_verdicts
-from typer.testing import CliRunner
 
 from evaluation.judge_validation import latest_validations
 from evaluation.judges.votes import SelfAgreement, self_agreement
 from evaluation.report import build_report
 from evaluation.runs import get_run
-from kg.cli.main import app
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT / "demo" / "judge" / "gold.jsonl"
-runner = CliRunner()
 
 
 def _flaky(body):
@@ -32,27 +30,9 @@ def _flaky(body):
 
 @pytest.fixture
 def kg(store, llm_server, monkeypatch):
-    s = store.settings
-    if s.neo4j_uri:
-        monkeypatch.setenv("NEO4J_URI", s.neo4j_uri)
-        if s.neo4j_password is not None:
-            monkeypatch.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
-    else:
-        monkeypatch.setenv("KG_BOLT_PORT", str(s.bolt_port))
+    point_at(store, monkeypatch)
     monkeypatch.setenv("EVAL_TEST_KEY", "sk-test-votes")
-
-    def run(*args: str, code: int = 0):
-        result = runner.invoke(app, list(args))
-        assert result.exit_code == code, result.output
-        return result
-
-    run(
-        "import",
-        "perspectivebench",
-        str(ROOT / "demo/bench/sample.jsonl"),
-        "--palette",
-        str(ROOT / "demo/bench/palette.json"),
-    )
+    import_demo_sample()
     return run
 
 

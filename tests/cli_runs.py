@@ -1,0 +1,44 @@
+"""`kg ...` in process against the test server: the one place integration tests point the CLI
+at the server the session fixture provisioned."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kg.cli.main import app
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+Run = Callable[..., object]
+
+
+def point_at(store, mp: pytest.MonkeyPatch) -> None:
+    """The CLI's settings come from the environment: the test server's URI or Bolt port."""
+    s = store.settings
+    if s.neo4j_uri:
+        mp.setenv("NEO4J_URI", s.neo4j_uri)
+        if s.neo4j_password is not None:
+            mp.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
+    else:
+        mp.setenv("KG_BOLT_PORT", str(s.bolt_port))
+
+
+def run(*args: str, code: int = 0):
+    """`kg ARGS`, asserting its exit code (the output is shown when it differs)."""
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == code, result.output
+    return result
+
+
+def import_demo_sample() -> None:
+    run(
+        "import",
+        "perspectivebench",
+        str(ROOT / "demo/bench/sample.jsonl"),
+        "--palette",
+        str(ROOT / "demo/bench/palette.json"),
+    )

@@ -231,7 +231,14 @@ def check_groundedness(
             bad.append(
                 f"{e['source']} -{e['label']}-> {e['target']}: {why}: {(e['reason'] or '')[:90]}"
             )
-    share = 1 - len(bad) / len(edges)
+    return _grounded(
+        bad, len(edges), "edges whose reason quotes pool facts mentioning both endpoint concepts"
+    )
+
+
+def _grounded(bad: list[str], edges: int, what: str) -> tuple[Check, float]:
+    """The groundedness check from the edges that fail it (both readings share the bounds)."""
+    share = 1 - len(bad) / edges
     status: Status = (
         "pass" if share >= GROUNDED_PASS else "warn" if share >= GROUNDED_WARN else "fail"
     )
@@ -239,8 +246,7 @@ def check_groundedness(
         name="groundedness",
         status=status,
         value=f"{share:.1%}",
-        detail=f"edges whose reason quotes pool facts mentioning both endpoint "
-        f"concepts (pass >= {GROUNDED_PASS:.0%}, fail < {GROUNDED_WARN:.0%})",
+        detail=f"{what} (pass >= {GROUNDED_PASS:.0%}, fail < {GROUNDED_WARN:.0%})",
         offending=bad,
     ), share
 
@@ -261,28 +267,16 @@ def check_naming_reasons(
     bad = []
     for e in edges:
         reason = e["reason"] or ""
-        a = _names(
-            e["source"], concepts.get(e["source"], {"name": None, "terms": [], "topic_words": []})
-        )
-        b = _names(
-            e["target"], concepts.get(e["target"], {"name": None, "terms": [], "topic_words": []})
-        )
+        unknown = {"name": None, "terms": [], "topic_words": []}
+        a = _names(e["source"], concepts.get(e["source"], unknown))
+        b = _names(e["target"], concepts.get(e["target"], unknown))
         if not (mentions(reason, a) and mentions(reason, b)):
             bad.append(
                 f"{e['source']} -{e['label']}-> {e['target']}: reason names not both: {reason[:90]}"
             )
-    share = 1 - len(bad) / len(edges)
-    status: Status = (
-        "pass" if share >= GROUNDED_PASS else "warn" if share >= GROUNDED_WARN else "fail"
+    return _grounded(
+        bad, len(edges), "edges whose reason names both endpoint concepts (imported domain)"
     )
-    return Check(
-        name="groundedness",
-        status=status,
-        value=f"{share:.1%}",
-        detail=f"edges whose reason names both endpoint concepts (imported domain; pass >= "
-        f"{GROUNDED_PASS:.0%}, fail < {GROUNDED_WARN:.0%})",
-        offending=bad,
-    ), share
 
 
 def check_naming(concepts: dict[str, dict]) -> tuple[Check, float | None]:

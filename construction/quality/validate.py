@@ -267,7 +267,7 @@ def check_naming_reasons(
     bad = []
     for e in edges:
         reason = e["reason"] or ""
-        unknown = {"name": None, "terms": [], "topic_words": []}
+        unknown: dict[str, object] = {"name": None, "terms": [], "topic_words": []}
         a = _names(e["source"], concepts.get(e["source"], unknown))
         b = _names(e["target"], concepts.get(e["target"], unknown))
         if not (mentions(reason, a) and mentions(reason, b)):

@@ -11,31 +11,14 @@ and style (by hash); labels in progress are kept in the browser's localStorage.
 from __future__ import annotations
 
 import hashlib
-import html
-import re
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 from evaluation.labeling.task import TaskItem
-from evaluation.reporting.html_report import _sha256, embed_json
-
-_PLACEHOLDER = re.compile(r"\{\{(TITLE|CSS|JS|DATA|CSP)\}\}")
-
-
-def _template(name: str) -> str:
-    return (resources.files("evaluation.labeling") / "html_template" / name).read_text(
-        encoding="utf-8"
-    )
+from evaluation.reporting.html_report import render_page
 
 
 def render_annotation_page(items: Sequence[TaskItem], title: str, source: str) -> str:
-    css, js = _template("annotate.css"), _template("annotate.js")
-    csp = (
-        f"default-src 'none'; script-src 'sha256-{_sha256(js)}'; "
-        f"style-src 'sha256-{_sha256(css)}'; img-src data:; base-uri 'none'; "
-        "form-action 'none'"
-    )
     data = {
         "source": source,
         # labels in progress are kept per task content (a new task starts empty)
@@ -43,14 +26,7 @@ def render_annotation_page(items: Sequence[TaskItem], title: str, source: str) -
         + hashlib.sha256("".join(i.model_dump_json() for i in items).encode()).hexdigest()[:16],
         "items": [i.model_dump() for i in items],
     }
-    values = {
-        "TITLE": html.escape(title),
-        "CSS": css,
-        "JS": js,
-        "DATA": embed_json(data),
-        "CSP": html.escape(csp, quote=False),
-    }
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _template("annotate.html"))
+    return render_page("evaluation.labeling", "annotate", data, title)
 
 
 def write_annotation_page(items: Sequence[TaskItem], out: Path, source: str) -> Path:

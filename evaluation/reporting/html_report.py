@@ -178,19 +178,18 @@ def embed_json(payload: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _template(name: str) -> str:
-    return (resources.files("evaluation.reporting") / "html_template" / name).read_text(
-        encoding="utf-8"
-    )
+def _template(package: str, name: str) -> str:
+    return (resources.files(package) / "html_template" / name).read_text(encoding="utf-8")
 
 
 def _sha256(text: str) -> str:
     return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def render_html(payload: dict[str, Any], title: str) -> str:
-    """The report page: template + inlined CSS/JS + the data block, under a strict CSP."""
-    css, js = _template("report.css"), _template("report.js")
+def render_page(package: str, stem: str, data: Any, title: str) -> str:
+    """A self-contained page: `package`'s html_template/{stem}.html with {stem}.css/.js inlined
+    and `data` as the JSON block, under a CSP that allows only those two (by hash)."""
+    css, js = _template(package, f"{stem}.css"), _template(package, f"{stem}.js")
     csp = (
         f"default-src 'none'; script-src 'sha256-{_sha256(js)}'; "
         f"style-src 'sha256-{_sha256(css)}'; img-src data:; base-uri 'none'; "
@@ -200,11 +199,16 @@ def render_html(payload: dict[str, Any], title: str) -> str:
         "TITLE": html.escape(title),
         "CSS": css,
         "JS": js,
-        "DATA": embed_json(payload),
+        "DATA": embed_json(data),
         "CSP": html.escape(csp, quote=False),
     }  # no " in it
     # one pass: text inside the data is never taken for a placeholder
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _template("report.html"))
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _template(package, f"{stem}.html"))
+
+
+def render_html(payload: dict[str, Any], title: str) -> str:
+    """The report page: template + inlined CSS/JS + the data block, under a strict CSP."""
+    return render_page("evaluation.reporting", "report", payload, title)
 
 
 def svg_data_uri(svg: bytes) -> str:

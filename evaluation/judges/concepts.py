@@ -11,6 +11,7 @@ reads them only rewards answers that copy them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -70,15 +71,20 @@ class ConceptProfile(BaseModel):
     def key_positions(self, seq: list[str]) -> list[int]:
         """Where the window refers to the concept by its key ("Topic 13"): the number's place."""
         k = self.key_stems
-        if not k:
-            return []
-        n = len(k)
-        return [i + n - 1 for i in range(len(seq) - n + 1) if tuple(seq[i : i + n]) == k]
+        return [i + len(k) - 1 for i in _starts(seq, k)] if k else []
+
+
+def _starts(seq: list[str], part: tuple[str, ...]) -> Iterator[int]:
+    """Where `part` occurs in `seq` (its first word's positions)."""
+    n = len(part)
+    first = part[0]
+    return (
+        i for i in range(len(seq) - n + 1) if seq[i] == first and tuple(seq[i : i + n]) == part
+    )
 
 
 def _contains(seq: list[str], part: tuple[str, ...]) -> bool:
-    n = len(part)
-    return any(tuple(seq[i : i + n]) == part for i in range(len(seq) - n + 1) if seq[i] == part[0])
+    return next(_starts(seq, part), None) is not None
 
 
 def _phrases(text: str) -> list[str]:

@@ -78,9 +78,7 @@ def _starts(seq: list[str], part: tuple[str, ...]) -> Iterator[int]:
     """Where `part` occurs in `seq` (its first word's positions)."""
     n = len(part)
     first = part[0]
-    return (
-        i for i in range(len(seq) - n + 1) if seq[i] == first and tuple(seq[i : i + n]) == part
-    )
+    return (i for i in range(len(seq) - n + 1) if seq[i] == first and tuple(seq[i : i + n]) == part)
 
 
 def _contains(seq: list[str], part: tuple[str, ...]) -> bool:

@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evaluation.tokens import split_sentences  # noqa: E402
+from evaluation.responders.tokens import split_sentences  # noqa: E402
 from kg.embeddings import DEFAULT_MODEL, Embedder, model_location  # noqa: E402
 
 HIDDEN, FFN, LAYERS = 384, 1536, 6  # all-MiniLM-L6-v2

@@ -107,9 +107,9 @@ def main() -> None:
 
     from construction.perspectivebench.importer import import_perspectivebench
     from evaluation.models import Setting
-    from evaluation.report import build_report
-    from evaluation.runner import execute
-    from evaluation.spec import RunSpec
+    from evaluation.reporting.report import build_report
+    from evaluation.runs.runner import execute
+    from evaluation.runs.spec import RunSpec
     from kg.llm import LLMClient, LLMConfig, LLMRequest
     from kg.store import Store
 

@@ -148,9 +148,9 @@ def main() -> None:
     from browser import missing, start_chromium
 
     from construction.perspectivebench.importer import import_perspectivebench
-    from evaluation import runs as run_store
-    from evaluation.questions import load_questions
     from evaluation.reporting.html_report import eval_payload, render_html
+    from evaluation.runs import store as run_store
+    from evaluation.runs.questions import load_questions
     from kg.runs import RunStatus
     from kg.store import Store
 

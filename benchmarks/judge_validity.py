@@ -51,12 +51,12 @@ SHARED = ROOT.parent / "shared" / "data"
 sys.path.insert(0, str(ROOT))
 
 from construction.perspectivebench.importer import import_perspectivebench  # noqa: E402
-from evaluation.judge_calibration import cross_validate  # noqa: E402
-from evaluation.judge_gold import load_gold  # noqa: E402
-from evaluation.judge_validation import decide, group_stats, summarize  # noqa: E402
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge  # noqa: E402
-from evaluation.questions import load_questions  # noqa: E402
+from evaluation.judges.calibration import cross_validate  # noqa: E402
+from evaluation.judges.gold import load_gold  # noqa: E402
+from evaluation.judges.validation import decide, group_stats, summarize  # noqa: E402
 from evaluation.reporting import CI  # noqa: E402
+from evaluation.runs.questions import load_questions  # noqa: E402
 from kg.embeddings import Embedder  # noqa: E402
 from kg.store import Store  # noqa: E402
 
@@ -90,8 +90,8 @@ def floors(questions: list) -> None:
     """Part 0: the offline baselines judged by the default judge (answers need no model)."""
     import asyncio
 
-    from evaluation.metrics import path_scores
-    from evaluation.responders import OfflineResponder
+    from evaluation.responders.responder import OfflineResponder
+    from evaluation.scoring.metrics import path_scores
 
     judge = EdgeEvidenceJudge(faithfulness=False)
     print("\n0. sanity floors on the shared sample (default judge, offline responders)")

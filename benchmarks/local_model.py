@@ -140,8 +140,8 @@ def _server_ms(log: Path, offset: int) -> tuple[float, int]:
 def evaluation(store, questions: int) -> None:
     from construction.perspectivebench.importer import import_perspectivebench
     from evaluation.models import Setting
-    from evaluation.runner import execute
-    from evaluation.spec import RunSpec
+    from evaluation.runs.runner import execute
+    from evaluation.runs.spec import RunSpec
     from kg.llm import LLMConfig
     from kg.llm.local import get_local_settings, server
 

@@ -44,11 +44,11 @@ def main() -> None:
     args = ap.parse_args()
 
     from construction.perspectivebench.importer import import_perspectivebench
-    from evaluation.decoders import parse_grid
-    from evaluation.formulations import parse_names
-    from evaluation.profile_report import build_profile
-    from evaluation.runner import execute
-    from evaluation.spec import RunSpec
+    from evaluation.profiles.decoders import parse_grid
+    from evaluation.profiles.formulations import parse_names
+    from evaluation.profiles.report import build_profile
+    from evaluation.runs.runner import execute
+    from evaluation.runs.spec import RunSpec
     from kg.llm import LLMConfig
 
     with own_servers(llm_threads=1) as own:

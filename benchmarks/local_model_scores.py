@@ -51,14 +51,14 @@ def _cell(v) -> str:
 
 def perspectivebench(store, args, out: Path) -> None:
     from construction.perspectivebench.importer import import_perspectivebench
-    from evaluation.judge_gold import file_hash, load_gold
-    from evaluation.judge_validation import decide, store_validation, summarize
     from evaluation.judges import EdgeEvidenceJudge
+    from evaluation.judges.gold import file_hash, load_gold
+    from evaluation.judges.validation import decide, store_validation, summarize
     from evaluation.models import Setting
-    from evaluation.questions import load_questions
-    from evaluation.report import build_report
-    from evaluation.runner import execute
-    from evaluation.spec import RunSpec
+    from evaluation.reporting.report import build_report
+    from evaluation.runs.questions import load_questions
+    from evaluation.runs.runner import execute
+    from evaluation.runs.spec import RunSpec
     from kg.llm import LLMConfig
 
     import_perspectivebench(store, [SHARED / "perspectivebench/sample.jsonl"])
@@ -155,8 +155,8 @@ def perspectra(store, args, env: dict[str, str]) -> None:
 
 
 def structured(store, args) -> None:
-    from evaluation.runner import execute
-    from evaluation.spec import RunSpec
+    from evaluation.runs.runner import execute
+    from evaluation.runs.spec import RunSpec
     from kg.llm import LLMConfig
 
     print("\nStructured output (JSON replies, schema-constrained decoding, one repair)")

@@ -1,19 +1,13 @@
 """Evaluation: ask models the stored questions, judge path by path and claim by claim, score
-PAS and faithfulness, report.
+PAS and faithfulness, report. One folder a role; each folder's `__init__` lists its modules.
 
-    spec.py       RunSpec: responder, judge, setting, strategy, ground truth, selection, run id
-    questions.py  questions (+ valid paths, evidence, concept summaries) read from the graph
-    contexts.py   what the responder sees per setting (Base/Oracle/Noisy/RAG-BM25/RAG-dense)
-                  and the faithfulness ground truth (--gt evidence|full)
-    prompting.py  answer prompts per strategy (plain/one-shot/negative) from prompts/eval/
-    responders.py the LLM responder and the offline baselines (cover-all/target-only/empty)
-    judges/       LLM judge (path checklist, claims, relevancy) and the embedding baselines
-    runner.py     the async pipeline: resume, batched atomic writes, failures counted
-    runs.py       Run/Answer/Verdict/Claim in the graph (cypher/eval/)
-    metrics.py    PPrec/PRec/PAS (all-or-nothing and partial), faithfulness, hop weighting
-    scoring.py    per-question scores of a run from its stored verdicts and claims
-    aggregate.py  tables per hop/overall/domain/theme with bootstrap CIs
-    report.py     `kg eval report/compare/agreement`
-    reporting/    generic tools: bootstrap, paired bootstrap, agreement, exporters, plots
-    perspectra/   the PERSPECTRA tasks (another area)
+    models.py     typed contracts of the stages (questions in; answers, verdicts, claims out)
+    runs/         what a run is (spec), the runner (resume, atomic batches), the run store
+    responders/   the model under test and the offline baselines; prompts; contexts per setting
+    judges/       path judges (edge evidence, LLM, embedding) and their validation against gold
+    labeling/     the human labeling loop (`kg judge sample/annotate/agreement`)
+    scoring/      metrics, per-question scores, per hop/domain/theme tables with CIs
+    reporting/    `kg eval report/compare`, paper tables, and generic tools (bootstrap, plots)
+    profiles/     PROOF-style robustness: formulations, decoders, consistency, FRS
+    perspectra/   the PERSPECTRA tasks (another benchmark family)
 """

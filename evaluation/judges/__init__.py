@@ -1,5 +1,13 @@
 """Judges: an LLM judge (path checklist, claims, relevancy), the offline edge-evidence judge
-(the default) and the embedding baseline."""
+(the default) and the embedding baseline; and how far each can be trusted.
+
+    base.py, edge_evidence.py, concepts.py, relations.py, text.py   the offline judge's parts
+    llm.py, votes.py              the LLM judge (schema per call, shuffled votes)
+    embedding.py, vectors.py      the embedding baseline
+    gold.py, gold_kinds.py        gold labels and the kind of answers they hold
+    validation.py, calibration.py a judge against gold (kappa with CIs); thresholds by CV
+    trust.py                      what a report says about its judge
+"""
 
 from evaluation.judges.base import Judge
 from evaluation.judges.edge_evidence import EdgeEvidenceJudge

@@ -16,7 +16,7 @@ import numpy as np
 
 from evaluation.judges.vectors import embed
 from evaluation.models import ClaimResult, EvalQuestion, Fact, JudgeResult, PathVerdict
-from evaluation.tokens import split_sentences
+from evaluation.responders.tokens import split_sentences
 
 DEFAULT_PATH_THRESHOLD = 0.8
 DEFAULT_CLAIM_THRESHOLD = 0.7

@@ -33,7 +33,7 @@ from evaluation.models import (
     JudgeResult,
     PathVerdict,
 )
-from evaluation.prompting import JUDGE_PROMPTS
+from evaluation.responders.prompting import JUDGE_PROMPTS
 from kg.llm import LLMClient, StructuredOutputError, parse_reply
 from kg.prompt_files import load_prompt
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from evaluation.tokens import split_sentences
+from evaluation.responders.tokens import split_sentences
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]|\d+")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]|\d+|[,;:.!?]")

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from evaluation.jsonl_rows import JsonlRows
 from evaluation.labeling.task import TaskFileError
 from evaluation.reporting import Table, agreement
+from evaluation.runs.jsonl_rows import JsonlRows
 
 
 class LabelRow(BaseModel):

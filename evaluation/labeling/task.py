@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from evaluation.jsonl_rows import JsonlRows
-from evaluation.judge_gold import SETTINGS, GoldFileError
+from evaluation.judges.gold import SETTINGS, GoldFileError
 from evaluation.models import EvalQuestion
 from evaluation.reporting.html_report import outcome
+from evaluation.runs.jsonl_rows import JsonlRows
 from kg.store import Store
 
 
@@ -117,8 +117,8 @@ def allocate(sizes: dict[str, int], n: int) -> dict[str, int]:
 def sample_run(store: Store, run_id: str, n: int, seed: int = 0) -> list[TaskItem]:
     """A stratified sample of `n` of a run's judged answers (first samples of the original
     questions), by hop, domain and the judge's outcome; shuffled so strata do not cluster."""
-    from evaluation.questions import load_questions
-    from evaluation.scoring import run_scores
+    from evaluation.runs.questions import load_questions
+    from evaluation.scoring.question_scores import run_scores
 
     run, scores = run_scores(store, run_id)
     texts = {r["answer"]: r["text"] for r in store.query("eval/run_answer_texts", uid=run_id)}

@@ -1,5 +1,6 @@
-"""Generic report tools (any metric, any task): bootstrap CIs, paired bootstrap, agreement,
-table exporters (CSV / JSON / Markdown) and PNG plots.
+"""Reports: `kg eval report/compare/agreement` (report.py), the paper's tables of several runs
+(paper_tables.py), the HTML report, and generic tools (any metric, any task): bootstrap CIs,
+paired bootstrap, agreement, table exporters (CSV / JSON / Markdown) and PNG plots.
 
     from evaluation.reporting import bootstrap_ci, paired_bootstrap, agreement, Table, export_table
     ci = bootstrap_ci(values)                       # CI(mean, low, high, n) — 95 %, seeded

@@ -27,7 +27,7 @@ from typing import Any
 
 from evaluation.reporting.bootstrap import CI
 from evaluation.reporting.tables import Table
-from evaluation.tokens import split_sentences
+from evaluation.responders.tokens import split_sentences
 
 OUTCOMES = ("aligned", "blended", "drifted", "|A|=0", "failed")
 _QUESTION_REF = re.compile(r"\(uid ([^)\s]+)\)")
@@ -56,7 +56,7 @@ def judge_validity(
     `kg judge validate` results), or one stored validation node; else what the run record
     carries (read defensively: a `judge_validity` mapping, JSON text or bare kappa, of unknown
     answer kind). Figures are rounded here to the precision they carry."""
-    from evaluation.judge_trust import JudgeTrust, KindFigure, judge_trust
+    from evaluation.judges.trust import JudgeTrust, KindFigure, judge_trust
 
     roles_raw = run.get("roles")
     roles: Mapping[str, Any] = roles_raw if isinstance(roles_raw, Mapping) else {}
@@ -301,8 +301,8 @@ def eval_payload(
     store: Any, run_ids: list[str], *, plots: bool = True, seed: int = 0
 ) -> dict[str, Any]:
     """Everything the evaluation page shows, read from the graph."""
-    from evaluation.questions import load_questions
-    from evaluation.report import build_report, compare_scores, run_label
+    from evaluation.reporting.report import build_report, compare_scores, run_label
+    from evaluation.runs.questions import load_questions
 
     report = build_report(store, run_ids, out_dir=None, plots=False)
     tables = [table_payload("overall", report.tables["overall"], "overall", "overall")]

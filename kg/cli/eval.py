@@ -41,7 +41,7 @@ def _choice(enum: type[E], value: str, option: str) -> E:
 def _execute(spec) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from evaluation.runner import execute
+    from evaluation.runs.runner import execute
 
     with (
         open_store() as store,
@@ -158,8 +158,8 @@ def run_cmd(
     the graph holds one: drafts built beside them need --domain NAME or --origin built."""
     from evaluation.judges import OFFLINE_JUDGES
     from evaluation.models import GroundTruth, Setting, Strategy
-    from evaluation.responders import OFFLINE_RESPONDERS
-    from evaluation.spec import RunSpec
+    from evaluation.responders.responder import OFFLINE_RESPONDERS
+    from evaluation.runs.spec import RunSpec
     from kg.llm import llm_config
 
     if samples < 1:
@@ -167,8 +167,8 @@ def run_cmd(
     check_judge_options(judge, judge_votes, judge_granularity, judge in OFFLINE_JUDGES)
     if contexts < 0:
         fail(f"--contexts: must be at least 0 (got {contexts})")
-    from evaluation.decoders import check_subset, parse_grid
-    from evaluation.formulations import parse_names
+    from evaluation.profiles.decoders import check_subset, parse_grid
+    from evaluation.profiles.formulations import parse_names
 
     forms = parse_names(formulations) or None  # bad names / points: InputError (KGGroup)
     grid = parse_grid(decoders) or None
@@ -291,7 +291,7 @@ def judge_cmd(
     """Judge a run's stored answers again with another judge (the responder is not asked)."""
     from evaluation.judges import OFFLINE_JUDGES
     from evaluation.models import GroundTruth
-    from evaluation.spec import RunSpec
+    from evaluation.runs.spec import RunSpec
     from kg.llm import llm_config
 
     check_judge_options(judge, judge_votes, judge_granularity, judge in OFFLINE_JUDGES)
@@ -342,8 +342,8 @@ def import_answers_cmd(
     origin: Origin = ORIGIN_OPTION,
 ) -> None:
     """Store answers made by another harness as a run, to judge (`kg eval judge`) and report."""
-    from evaluation.answer_import import import_answers
-    from evaluation.questions import load_questions
+    from evaluation.runs.answer_import import import_answers
+    from evaluation.runs.questions import load_questions
 
     if not file.is_file():
         fail(f"{file}: no such file")
@@ -398,8 +398,8 @@ def report_cmd(
 
     Runs with --samples > 1 (or with --top-k-percent) also get the FRS aggregation: all
     samples, first sample, top-K% most confident samples per question."""
-    from evaluation.frs import check_top_k
-    from evaluation.report import build_report
+    from evaluation.profiles.frs import check_top_k
+    from evaluation.reporting.report import build_report
 
     if top_k_percent is not None:
         check_top_k(top_k_percent)  # before opening the database
@@ -447,7 +447,7 @@ def table_cmd(
 ) -> None:
     """Several runs in one table laid out as the paper's result tables, best and second best
     marked as the paper marks them; the numbers are the per-run reports'."""
-    from evaluation.paper_tables import Layout, paper_table
+    from evaluation.reporting.paper_tables import Layout, paper_table
 
     chosen = _choice(Layout, layout, "--layout")
     with open_store() as store:
@@ -480,8 +480,8 @@ def profile_cmd(
     """Robustness profile of one run: FRS over samples, C3 consistency over contexts, PAS per
     formulation (broken aligned answers, hint following) and per decoder, with spreads per
     domain and hop."""
-    from evaluation.frs import check_top_k
-    from evaluation.profile_report import build_profile
+    from evaluation.profiles.frs import check_top_k
+    from evaluation.profiles.report import build_profile
 
     if top_k_percent is not None:
         check_top_k(top_k_percent)
@@ -528,9 +528,9 @@ def compare_cmd(
 
     Sampled runs (or --top-k-percent) are also compared under each FRS aggregation: all
     samples, first sample, top-K% most confident samples per question."""
-    from evaluation.frs import check_top_k
-    from evaluation.report import compare_runs, compare_runs_frs
+    from evaluation.profiles.frs import check_top_k
     from evaluation.reporting import export_table
+    from evaluation.reporting.report import compare_runs, compare_runs_frs
 
     if top_k_percent is not None:
         check_top_k(top_k_percent)
@@ -552,8 +552,8 @@ def agreement_cmd(
     formats: str = typer.Option("csv,json,md"),
 ) -> None:
     """Two judges on the same answers: percent agreement, Cohen's kappa, confusion matrix."""
-    from evaluation.report import judge_agreement
     from evaluation.reporting import export_table
+    from evaluation.reporting.report import judge_agreement
 
     with open_store() as store:
         summary, confusion = judge_agreement(store, run_1, run_2)
@@ -568,7 +568,7 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
     """List the runs stored in the graph."""
     from rich.table import Table
 
-    from evaluation.runs import list_runs
+    from evaluation.runs.store import list_runs
     from kg.leases import effective_status
 
     with open_store() as store:
@@ -598,7 +598,7 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
             "ended_at",
             "prompt_hashes",
         )
-        from evaluation.run_history import sessions
+        from evaluation.runs.history import sessions
 
         typer.echo(
             json.dumps(

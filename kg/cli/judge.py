@@ -109,10 +109,10 @@ def validate_cmd(
     exists in several of the selected domains, the question whose valid paths carry the
     line's path names is taken, then the imported one (published gold refers to published
     questions); a line still ambiguous is an error asking for a `domain` field."""
-    from evaluation.gold_kinds import GoldKind
-    from evaluation.judge_gold import file_hash, first_answers, load_gold
-    from evaluation.judge_validation import decide, store_validation, summarize, validation_table
-    from evaluation.questions import load_questions
+    from evaluation.judges.gold import file_hash, first_answers, load_gold
+    from evaluation.judges.gold_kinds import GoldKind
+    from evaluation.judges.validation import decide, store_validation, summarize, validation_table
+    from evaluation.runs.questions import load_questions
     from kg.cli.eval import _print_tables
 
     if fmt not in ("table", "json"):
@@ -175,7 +175,7 @@ def validate_cmd(
 @judge_app.command("list")
 def list_cmd(as_json: bool = typer.Option(False, "--json")) -> None:
     """Stored validations, newest first."""
-    from evaluation.judge_validation import trust_line
+    from evaluation.judges.validation import trust_line
 
     with open_store() as store:
         rows = store.query("eval/judge_validations_all")

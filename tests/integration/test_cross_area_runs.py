@@ -3,7 +3,7 @@ listing must read only its own runs and never trip over another area's propertie
 
 import pytest
 
-from evaluation.runs import get_run, list_runs
+from evaluation.runs.store import get_run, list_runs
 from kg.runs import RunRecord, RunStatus, finish_run, read_run, start_run
 
 pytestmark = pytest.mark.integration

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.runner import build_domain
-from evaluation.judge_gold import load_gold
-from evaluation.questions import load_questions
+from evaluation.judges.gold import load_gold
+from evaluation.runs.questions import load_questions
 from kg import domains
 from kg.cli.main import app
 

@@ -19,11 +19,11 @@ from llm_server import (
     scripted_relevancy,
 )
 
-from evaluation.consistency import consistency_tables
-from evaluation.perturbations import framings
-from evaluation.runner import execute
-from evaluation.scoring import run_scores
-from evaluation.spec import RunSpec
+from evaluation.profiles.consistency import consistency_tables
+from evaluation.profiles.perturbations import framings
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
+from evaluation.scoring.question_scores import run_scores
 
 pytestmark = pytest.mark.integration
 CONTEXTS = 2
@@ -154,7 +154,7 @@ def test_consistency_known_values(bench, cfg):
 
 
 def test_report_has_c3_tables_with_the_real_embedder(bench, cfg):
-    from evaluation.report import build_report
+    from evaluation.reporting.report import build_report
 
     execute(bench, spec(cfg, run_id="c3-rep"))
     rep = build_report(bench, ["c3-rep"], plots=False)

@@ -10,9 +10,9 @@ import pytest
 from llm_server import ANSWER_MARKER, LLMTestServer, add_eval_model
 
 from evaluation.models import Setting
-from evaluation.runner import execute
-from evaluation.runs import get_run
-from evaluation.spec import RunSpec
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
+from evaluation.runs.store import get_run
 
 pytestmark = pytest.mark.integration
 N = 8

@@ -16,11 +16,11 @@ from llm_server import (
 )
 
 from evaluation.models import Setting, Strategy
-from evaluation.report import judge_agreement
-from evaluation.runner import execute
-from evaluation.runs import get_run
-from evaluation.scoring import run_scores
-from evaluation.spec import RunSpec
+from evaluation.reporting.report import judge_agreement
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
+from evaluation.runs.store import get_run
+from evaluation.scoring.question_scores import run_scores
 
 pytestmark = pytest.mark.integration
 SECRET = "sk-test-never-store-me-42"
@@ -134,8 +134,8 @@ def test_rejudge_stored_answers_and_agreement(bench, llm_server, model):
 
 
 def test_settings_and_strategies_build_prompts(bench, llm_server, model):
-    from evaluation.contexts import ContextOptions, build_contexts
-    from evaluation.questions import load_questions
+    from evaluation.responders.contexts import ContextOptions, build_contexts
+    from evaluation.runs.questions import load_questions
 
     qs, _ = load_questions(bench, domains=["physics"], limit=4)
     for setting in Setting:
@@ -158,8 +158,8 @@ def test_settings_and_strategies_build_prompts(bench, llm_server, model):
         == 0
     )  # dense RAG embedded them
     # --gt full: the evidence first, then every other fact of the question's concepts
-    from evaluation.contexts import ground_truth
     from evaluation.models import GroundTruth
+    from evaluation.responders.contexts import ground_truth
 
     full = ground_truth(bench, qs, GroundTruth.full)
     for q in qs:

@@ -8,12 +8,12 @@ import json
 import pytest
 
 from evaluation.models import Setting
-from evaluation.questions import EvalInputError
-from evaluation.report import build_report, compare_runs, judge_agreement
-from evaluation.runner import execute
-from evaluation.runs import list_runs
-from evaluation.scoring import run_scores
-from evaluation.spec import RunSpec
+from evaluation.reporting.report import build_report, compare_runs, judge_agreement
+from evaluation.runs.questions import EvalInputError
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
+from evaluation.runs.store import list_runs
+from evaluation.scoring.question_scores import run_scores
 
 pytestmark = pytest.mark.integration
 

@@ -18,9 +18,9 @@ from llm_server import (
 )
 
 from evaluation.judges.base import shuffled_paths
-from evaluation.questions import load_questions
-from evaluation.runner import execute
-from evaluation.spec import RunSpec
+from evaluation.runs.questions import load_questions
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
 
 pytestmark = pytest.mark.integration
 GRID = [{"temperature": 0.2}, {"temperature": 1.0, "top_p": 0.9}]
@@ -98,7 +98,7 @@ def run(bench, llm_server, request):
 
 
 def test_formulations_and_grid_are_asked_and_profiled(bench, llm_server, run, tmp_path):
-    from evaluation.profile_report import build_profile
+    from evaluation.profiles.report import build_profile
 
     summary, questions = run
     rid = summary.run_id

@@ -19,10 +19,10 @@ from llm_server import (
     scripted_relevancy,
 )
 
-from evaluation.confidence import LOW_TOKEN_LOGPROB
-from evaluation.runner import execute
-from evaluation.scoring import run_scores
-from evaluation.spec import RunSpec
+from evaluation.profiles.confidence import LOW_TOKEN_LOGPROB
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
+from evaluation.scoring.question_scores import run_scores
 from kg.ids import answer_uid
 
 pytestmark = pytest.mark.integration
@@ -167,8 +167,8 @@ def _expected_pas_all_present(bench, run: str) -> dict[str, float]:
 
 
 def test_frs_report_known_selection_and_scores(bench, sampling):
-    from evaluation.frs import QuestionAggregates
-    from evaluation.report import build_report
+    from evaluation.profiles.frs import QuestionAggregates
+    from evaluation.reporting.report import build_report
 
     execute(bench, spec(sampling, run_id="frs-r"))
     _, every = run_scores(bench, "frs-r", all_samples=True)
@@ -195,7 +195,7 @@ def test_frs_report_known_selection_and_scores(bench, sampling):
 
 
 def test_frs_without_logprobs_falls_back_flagged(bench, llm_server, tmp_path):
-    from evaluation.report import build_report, compare_runs_frs
+    from evaluation.reporting.report import build_report, compare_runs_frs
 
     llm_server.reset()
     add_sampling_model(llm_server, logprobs=False)

@@ -14,14 +14,14 @@ from browser import in_ci, missing, start_chromium
 from llm_server import ANSWER_MARKER, LLMTestServer
 from typer.testing import CliRunner
 
-from evaluation.aggregate import by_field, by_hop, by_theme
 from evaluation.models import Setting
 from evaluation.reporting.html_report import eval_payload, outcome, write_html
-from evaluation.runner import execute
-from evaluation.runs import get_run
-from evaluation.scoring import run_scores
-from evaluation.spec import RunSpec
-from evaluation.tokens import split_sentences
+from evaluation.responders.tokens import split_sentences
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
+from evaluation.runs.store import get_run
+from evaluation.scoring.aggregate import by_field, by_hop, by_theme
+from evaluation.scoring.question_scores import run_scores
 from kg.cli.main import app
 from kg.store import _password
 from kg.themes import question_themes

@@ -14,9 +14,9 @@ import pytest
 from llm_server import ANSWER_MARKER, add_eval_model
 
 from evaluation.models import Setting
-from evaluation.runner import execute
-from evaluation.runs import get_run, list_runs
-from evaluation.spec import RunSpec
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
+from evaluation.runs.store import get_run, list_runs
 from kg import leases
 
 pytestmark = pytest.mark.integration

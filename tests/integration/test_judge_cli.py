@@ -12,10 +12,10 @@ from cli_runs import import_demo_sample, point_at, run
 from llm_server import PATHS_MARKER, scripted_path_verdicts
 from sklearn.metrics import cohen_kappa_score
 
-from evaluation.judge_gold import load_gold
-from evaluation.judge_validation import latest_validations
 from evaluation.judges.base import shuffled_paths
-from evaluation.questions import load_questions
+from evaluation.judges.gold import load_gold
+from evaluation.judges.validation import latest_validations
+from evaluation.runs.questions import load_questions
 
 pytestmark = pytest.mark.integration
 

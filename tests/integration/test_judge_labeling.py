@@ -12,11 +12,11 @@ import pytest
 from browser import in_ci, missing, start_chromium
 from cli_runs import import_demo_sample, point_at, run
 
-from evaluation.judge_trust import judge_trusts
+from evaluation.judges.trust import judge_trusts
 from evaluation.labeling.task import load_task
 from evaluation.models import Setting
-from evaluation.runner import execute
-from evaluation.spec import RunSpec
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
 
 pytestmark = pytest.mark.integration
 
@@ -211,7 +211,7 @@ def test_report_names_the_gold_and_warns(kg, store, tmp_path):
         "--judge",
         "edge-evidence",
     )
-    from evaluation.report import build_report
+    from evaluation.reporting.report import build_report
 
     rep = build_report(store, [RUN], out_dir=None, plots=False)
     notes = rep.tables[f"{RUN}_by_hop"].notes

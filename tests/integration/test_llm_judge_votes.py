@@ -11,10 +11,10 @@ import pytest
 from cli_runs import import_demo_sample, point_at, run
 from llm_server import ANSWER_MARKER, PATHS_MARKER, add_eval_model, scripted_path_verdicts
 
-from evaluation.judge_validation import latest_validations
+from evaluation.judges.validation import latest_validations
 from evaluation.judges.votes import SelfAgreement, self_agreement
-from evaluation.report import build_report
-from evaluation.runs import get_run
+from evaluation.reporting.report import build_report
+from evaluation.runs.store import get_run
 
 pytestmark = pytest.mark.integration
 

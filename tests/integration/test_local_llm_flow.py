@@ -15,10 +15,10 @@ from construction.pipeline.config import BuildConfig
 from construction.pipeline.llm_route import make_build_llm
 from construction.pipeline.runner import build_domain
 from evaluation.models import Setting
-from evaluation.runner import execute
-from evaluation.runs import get_run
-from evaluation.scoring import run_scores
-from evaluation.spec import RunSpec
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
+from evaluation.runs.store import get_run
+from evaluation.scoring.question_scores import run_scores
 from kg.cli.main import app
 from kg.llm import LLMClient, LLMConfig
 from kg.store import _password

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.profile_report import build_profile
-from evaluation.runner import execute
-from evaluation.scoring import run_scores
-from evaluation.spec import RunSpec
+from evaluation.profiles.report import build_profile
+from evaluation.runs.runner import execute
+from evaluation.runs.spec import RunSpec
+from evaluation.scoring.question_scores import run_scores
 from kg.llm import LLMConfig
 
 pytestmark = [pytest.mark.integration, pytest.mark.local_llm]

@@ -14,7 +14,7 @@ from llm_server import PATHS_MARKER, scripted_path_verdicts
 from typer.testing import CliRunner
 
 from construction.perspectivebench.importer import import_perspectivebench
-from evaluation.judge_validation import latest_validations
+from evaluation.judges.validation import latest_validations
 from kg.cli.main import app
 
 pytestmark = pytest.mark.integration

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from evaluation.confidence import LOW_TOKEN_LOGPROB, summarise
 from evaluation.models import AnswerVariant
-from evaluation.spec import RunSpec
+from evaluation.profiles.confidence import LOW_TOKEN_LOGPROB, summarise
+from evaluation.runs.spec import RunSpec
 from kg.ids import answer_uid, content_uid
 from kg.llm.cache import cache_key
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation.consistency import INFORMATIVE_MIN, jaccard, per_question, spearman
 from evaluation.models import Strategy
-from evaluation.prompting import answer_messages
-from evaluation.scoring import QuestionScore
-from evaluation.spec import RunSpec
+from evaluation.profiles.consistency import INFORMATIVE_MIN, jaccard, per_question, spearman
+from evaluation.responders.prompting import answer_messages
+from evaluation.runs.spec import RunSpec
+from evaluation.scoring.question_scores import QuestionScore
 
 
 def score(q: str, context: str | None, present: set[str], answer: str, sample: int = 0):

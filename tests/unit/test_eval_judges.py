@@ -18,10 +18,10 @@ from evaluation.judges.llm import (
     path_verdict,
 )
 from evaluation.models import EvalPath, EvalQuestion, Fact, JudgeResult, Setting, Strategy
-from evaluation.prompting import answer_messages, prompt_hashes, responder_prompt_names
-from evaluation.responders import OfflineResponder
-from evaluation.spec import RunSpec
-from evaluation.tokens import count_tokens, split_sentences
+from evaluation.responders.prompting import answer_messages, prompt_hashes, responder_prompt_names
+from evaluation.responders.responder import OfflineResponder
+from evaluation.responders.tokens import count_tokens, split_sentences
+from evaluation.runs.spec import RunSpec
 
 
 def _q() -> EvalQuestion:

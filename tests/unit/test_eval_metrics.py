@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.metrics import (
+from evaluation.scoring.metrics import (
     faithfulness,
     harmonic,
     partial_scores,
     path_scores,
     weighted_by_group,
 )
-from evaluation.scoring import score_row
+from evaluation.scoring.question_scores import score_row
 
 T = {"t1", "t2"}
 

@@ -6,9 +6,15 @@ import math
 
 import pytest
 
-from evaluation.frs import QuestionAggregates, check_top_k, frs_compare, frs_table, keep_count
-from evaluation.questions import EvalInputError
-from evaluation.scoring import QuestionScore
+from evaluation.profiles.frs import (
+    QuestionAggregates,
+    check_top_k,
+    frs_compare,
+    frs_table,
+    keep_count,
+)
+from evaluation.runs.questions import EvalInputError
+from evaluation.scoring.question_scores import QuestionScore
 
 
 def score(q: str, sample: int, pas: float, conf: float | None, hop: int = 2) -> QuestionScore:

@@ -15,8 +15,8 @@ from construction.pipeline.llm_route import BuildLLM
 from evaluation.models import GroundTruth, Setting, Strategy
 from evaluation.perspectra.run_store import TaskRunSpec as PerspectraRunSpec
 from evaluation.perspectra.scoring import task_prompt
-from evaluation.prompting import JUDGE_PROMPTS, prompt_hashes, responder_prompt_names
-from evaluation.spec import RunSpec
+from evaluation.responders.prompting import JUDGE_PROMPTS, prompt_hashes, responder_prompt_names
+from evaluation.runs.spec import RunSpec
 from kg.ids import (
     answer_uid,
     claim_uid,

@@ -124,7 +124,7 @@ def test_render_html_inlines_everything_under_a_hash_csp():
 def test_embedding_judge_reports_the_sentence_matched_per_edge():
     from evaluation.judges.embedding import EmbeddingJudge
     from evaluation.models import EvalPath, EvalQuestion
-    from evaluation.runs import batch_rows
+    from evaluation.runs.store import batch_rows
 
     path = EvalPath(
         uid="p",

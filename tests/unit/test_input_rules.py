@@ -11,8 +11,8 @@ import pytest
 
 from construction.perspectivebench.validation import validate_files
 from construction.pipeline.chunks import ChunkInputError, read_chunks
-from evaluation.answer_import import AnswerFileError, parse_answers
-from evaluation.judge_gold import GoldFileError, load_gold
+from evaluation.judges.gold import GoldFileError, load_gold
+from evaluation.runs.answer_import import AnswerFileError, parse_answers
 from kg.input_rules import BOM, parse_id
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "malformed_inputs"

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from evaluation.gold_kinds import kind_of_style, setting_of_style
-from evaluation.judge_gold import GoldFileError, load_gold
-from evaluation.judge_trust import judge_trust
-from evaluation.judge_validation import AnswerDecisions, _kind_props, summarize, validation_table
+from evaluation.judges.gold import GoldFileError, load_gold
+from evaluation.judges.gold_kinds import kind_of_style, setting_of_style
+from evaluation.judges.trust import judge_trust
+from evaluation.judges.validation import AnswerDecisions, _kind_props, summarize, validation_table
 from evaluation.models import EvalPath, EvalQuestion
 
 P = {"path_0": True, "path_1": False}

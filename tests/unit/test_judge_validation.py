@@ -8,10 +8,9 @@ import json
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from evaluation.answer_import import AnswerFileError, parse_answers
-from evaluation.judge_calibration import cross_validate, folds_by_question
-from evaluation.judge_gold import GoldFileError, first_answers, load_gold
-from evaluation.judge_validation import (
+from evaluation.judges.calibration import cross_validate, folds_by_question
+from evaluation.judges.gold import GoldFileError, first_answers, load_gold
+from evaluation.judges.validation import (
     AnswerDecisions,
     answer_errors,
     group_stats,
@@ -20,6 +19,7 @@ from evaluation.judge_validation import (
     trust_line,
 )
 from evaluation.models import EvalPath, EvalQuestion, JudgeResult, PathVerdict
+from evaluation.runs.answer_import import AnswerFileError, parse_answers
 
 
 def _question(qid: int, domain: str = "d", n_paths: int = 2) -> EvalQuestion:

@@ -207,8 +207,8 @@ def test_votes_and_granularity_are_checked(llm_server):
 
 
 def test_validation_leaves_failed_judgements_out_and_counts_them(llm_server):
-    from evaluation.judge_gold import GoldAnswer
-    from evaluation.judge_validation import decide, summarize, validation_table
+    from evaluation.judges.gold import GoldAnswer
+    from evaluation.judges.validation import decide, summarize, validation_table
 
     llm_server.add_rule(match=PATHS_MARKER, reply=lambda b: _scripted(b, {(0, 3), (1, 3)}))
     q = _question()

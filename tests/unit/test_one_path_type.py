@@ -44,7 +44,7 @@ def test_parsed_path_is_an_immutable_value() -> None:
 
 
 def test_a_stored_hop_count_that_disagrees_is_kept_for_the_check() -> None:
-    # `evaluation.questions.load_questions` refuses such a path with the question named.
+    # `evaluation.runs.questions.load_questions` refuses such a path with the question named.
     p = EvalPath(uid="p1", concept_keys=["a", "b"], labels=["X"], target=True, hops=2)
     assert p.hops == 1 and p.stored_hops == 2
     assert "stored_hops" not in p.model_dump()

@@ -6,8 +6,8 @@ import csv
 
 import pytest
 
-from evaluation.paper_tables import PAPER_METRICS, Layout, RunResult, build_table
 from evaluation.reporting import CI
+from evaluation.reporting.paper_tables import PAPER_METRICS, Layout, RunResult, build_table
 
 
 def _ci(v: float) -> CI:

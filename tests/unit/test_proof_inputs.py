@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.decoders import parse_grid, subset
-from evaluation.formulations import NAMES, formulate, parse_names
 from evaluation.models import EvalPath, EvalQuestion
+from evaluation.profiles.decoders import parse_grid, subset
+from evaluation.profiles.formulations import NAMES, formulate, parse_names
 from kg.errors import InputError
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from evaluation.reporting import Table, bootstrap_cis
-from evaluation.scoring import QuestionScore
+from evaluation.scoring.question_scores import QuestionScore
 from kg.store import Store
 
 INFORMATIVE_MIN = 0.5

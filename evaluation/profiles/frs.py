@@ -17,9 +17,9 @@ import math
 from collections import defaultdict
 from collections.abc import Callable
 
-from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, bootstrap_cis, paired_bootstrap
-from evaluation.scoring import QuestionScore
+from evaluation.runs.questions import EvalInputError
+from evaluation.scoring.question_scores import QuestionScore
 
 DEFAULT_TOP_K = 50.0
 # the quality measures FRS aggregates (in %, like the report's tables)

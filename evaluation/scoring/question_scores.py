@@ -6,9 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evaluation.metrics import faithfulness, partial_scores, path_scores
-from evaluation.questions import EvalInputError
-from evaluation.runs import get_run
+from evaluation.runs.questions import EvalInputError
+from evaluation.runs.store import get_run
+from evaluation.scoring.metrics import faithfulness, partial_scores, path_scores
 from kg import cypher_files
 from kg.store import Store
 

@@ -7,7 +7,7 @@ from typing import Any, Literal, overload
 
 from evaluation.judges.votes import SelfAgreement, self_agreement
 from evaluation.models import AnswerResult, AnswerVariant, QuestionResult
-from evaluation.questions import EvalInputError
+from evaluation.runs.questions import EvalInputError
 from kg import runs as kg_runs
 from kg.ids import answer_uid, claim_uid, verdict_uid
 from kg.runs import RunRecord, RunStatus, now

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from evaluation.gold_kinds import KINDS, GoldKind, kind_of_style, setting_of_style
-from evaluation.jsonl_rows import Bad, JsonlRows, question_of, questions_by_id
+from evaluation.judges.gold_kinds import KINDS, GoldKind, kind_of_style, setting_of_style
 from evaluation.models import EvalQuestion, Setting
-from evaluation.questions import EvalInputError
+from evaluation.runs.jsonl_rows import Bad, JsonlRows, question_of, questions_by_id
+from evaluation.runs.questions import EvalInputError
 from kg.input_rules import blank
 
 SETTINGS = [s.value for s in Setting]

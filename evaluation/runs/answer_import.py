@@ -13,12 +13,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from evaluation import runs
-from evaluation.jsonl_rows import JsonlRows, question_of, questions_by_id
-from evaluation.judge_gold import GoldFileError, file_hash
+from evaluation.judges.gold import GoldFileError, file_hash
 from evaluation.models import EvalQuestion
-from evaluation.questions import EvalInputError
-from evaluation.tokens import REGEX_TOKENIZER, count_tokens
+from evaluation.responders.tokens import REGEX_TOKENIZER, count_tokens
+from evaluation.runs import store as runs
+from evaluation.runs.jsonl_rows import JsonlRows, question_of, questions_by_id
+from evaluation.runs.questions import EvalInputError
 from kg import __version__
 from kg import runs as kg_runs
 from kg.ids import answer_uid

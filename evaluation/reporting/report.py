@@ -7,15 +7,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaluation.aggregate import DIGITS, METRICS, by_field, by_hop, by_theme
-from evaluation.consistency import consistency_tables
-from evaluation.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
-from evaluation.judge_trust import JudgeTrust, judge_trusts, run_answer_words
+from evaluation.judges.trust import JudgeTrust, judge_trusts, run_answer_words
 from evaluation.judges.votes import SelfAgreement
-from evaluation.paper_tables import Layout, PaperTable, build_table, result_of
-from evaluation.questions import EvalInputError
+from evaluation.profiles.consistency import consistency_tables
+from evaluation.profiles.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
-from evaluation.scoring import QuestionScore, run_scores
+from evaluation.reporting.paper_tables import Layout, PaperTable, build_table, result_of
+from evaluation.runs.questions import EvalInputError
+from evaluation.scoring.aggregate import DIGITS, METRICS, by_field, by_hop, by_theme
+from evaluation.scoring.question_scores import QuestionScore, run_scores
 from kg.store import Store
 from kg.themes import question_themes
 

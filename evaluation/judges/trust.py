@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel
 
-from evaluation.gold_kinds import kind_of_style, setting_of_style
+from evaluation.judges.gold_kinds import kind_of_style, setting_of_style
 from kg.store import Store
 
 TRUSTED_KAPPA = 0.6  # below it a judge is "weak": no green badge

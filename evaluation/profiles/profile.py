@@ -18,9 +18,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluation.formulations import ORIGINAL
+from evaluation.profiles.formulations import ORIGINAL
 from evaluation.reporting import CI, Table, bootstrap_cis, paired_bootstrap
-from evaluation.scoring import QuestionScore
+from evaluation.scoring.question_scores import QuestionScore
 
 Group = dict[str, QuestionScore]  # question uid -> its first-sample answer in one variant
 

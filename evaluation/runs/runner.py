@@ -15,17 +15,19 @@ from collections.abc import Callable
 import openai
 from pydantic import BaseModel, Field
 
-from evaluation import decoders, formulations, run_history, runs
-from evaluation.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
 from evaluation.judges.llm import JudgementFailed
 from evaluation.judges.votes import SelfAgreement
 from evaluation.models import AnswerResult, AnswerVariant, EvalQuestion, Fact, QuestionResult
-from evaluation.perturbations import CONTEXT_PROMPTS, Perturbation, build_perturbations
-from evaluation.prompting import prompt_hashes
-from evaluation.questions import EvalInputError, load_questions
-from evaluation.responders import Responder, make_responder
-from evaluation.spec import RunSpec
+from evaluation.profiles import decoders, formulations
+from evaluation.profiles.perturbations import CONTEXT_PROMPTS, Perturbation, build_perturbations
+from evaluation.responders.contexts import ContextOptions, build_contexts, ground_truth
+from evaluation.responders.prompting import prompt_hashes
+from evaluation.responders.responder import Responder, make_responder
+from evaluation.runs import history as run_history
+from evaluation.runs import store as runs
+from evaluation.runs.questions import EvalInputError, load_questions
+from evaluation.runs.spec import RunSpec
 from kg import __version__, leases
 from kg.errors import Interrupted
 from kg.ids import answer_uid

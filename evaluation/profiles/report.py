@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluation.profile import profile_plots, profile_tables
-from evaluation.questions import EvalInputError
-from evaluation.report import Report, build_report, run_label, write
-from evaluation.scoring import run_scores
+from evaluation.profiles.profile import profile_plots, profile_tables
+from evaluation.reporting.report import Report, build_report, run_label, write
+from evaluation.runs.questions import EvalInputError
+from evaluation.scoring.question_scores import run_scores
 from kg.store import Store
 
 

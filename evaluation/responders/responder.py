@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from evaluation.confidence import summarise
 from evaluation.models import (
     AnswerResult,
     AnswerVariant,
@@ -20,8 +19,9 @@ from evaluation.models import (
     Fact,
     Strategy,
 )
-from evaluation.prompting import answer_messages, responder_prompt_names
-from evaluation.tokens import REGEX_TOKENIZER, count_tokens
+from evaluation.profiles.confidence import summarise
+from evaluation.responders.prompting import answer_messages, responder_prompt_names
+from evaluation.responders.tokens import REGEX_TOKENIZER, count_tokens
 from kg.errors import InputError
 from kg.llm import LLMClient
 

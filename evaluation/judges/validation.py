@@ -1,8 +1,8 @@
 """How far a judge can be trusted: its path decisions against gold labels.
 
 For every gold answer the judge decides every valid path of the question; we report, overall,
-per kind of answers (natural / constructed, see evaluation/gold_kinds.py), per answer style and
-per hop: path-level agreement, Cohen's kappa, precision and recall of
+per kind of answers (natural / constructed, see evaluation/judges/gold_kinds.py), per answer
+style and per hop: path-level agreement, Cohen's kappa, precision and recall of
 "present" (the gold's present paths as the truth), and the mean absolute error (points) of the
 per-answer PAS, PPrec and PRec computed from the judge's decisions against those computed from
 the gold's. CIs: a bootstrap over answers (paths of one answer are not independent), seeded.
@@ -23,13 +23,13 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from evaluation.gold_kinds import KINDS, file_kind
-from evaluation.judge_gold import GoldAnswer
 from evaluation.judges.base import Judge
+from evaluation.judges.gold import GoldAnswer
+from evaluation.judges.gold_kinds import KINDS, file_kind
 from evaluation.judges.votes import SelfAgreement, self_agreement
-from evaluation.metrics import path_scores
 from evaluation.models import JudgeResult
 from evaluation.reporting import CI, Table, bootstrap_cis
+from evaluation.scoring.metrics import path_scores
 from kg.store import Store
 
 RESAMPLES = 1000
@@ -463,6 +463,6 @@ def latest_validations(store: Store, judges: Sequence[str]) -> dict[str, dict[st
 
 def trust_line(judge: str | None, validation: dict[str, Any] | None) -> str:
     """How far a judge can be trusted, in one line, from one stored validation."""
-    from evaluation.judge_trust import judge_trust
+    from evaluation.judges.trust import judge_trust
 
     return judge_trust(judge, [validation] if validation else []).line()

@@ -9,8 +9,8 @@
 - `rag` (Table 7): rows setting (Base, RAG BM25, RAG dense, Noisy, Oracle); a column group per
   model with PPrec and PRec; best and second best per model.
 
-Every number is the per-run report's (`evaluation.aggregate.by_hop`: the same scores, the same
-bootstrap, the same overall row), so a table and the runs' reports never disagree. Written as
+Every number is the per-run report's (`evaluation.scoring.aggregate.by_hop`: the same scores, the
+same bootstrap, the same overall row), so a table and the runs' reports never disagree. Written as
 Markdown (**best**, <u>second</u>), CSV (numbers, CIs as `_low`/`_high` columns on demand) and
 LaTeX with booktabs (\\textbf, \\underline). #Tok is reported, never ranked (fewer tokens is
 neither better nor worse an answer).
@@ -25,10 +25,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evaluation.aggregate import by_hop
-from evaluation.questions import EvalInputError
 from evaluation.reporting import CI
-from evaluation.scoring import QuestionScore, run_scores
+from evaluation.runs.questions import EvalInputError
+from evaluation.scoring.aggregate import by_hop
+from evaluation.scoring.question_scores import QuestionScore, run_scores
 from kg.safe_paths import safe_file
 from kg.store import Store
 

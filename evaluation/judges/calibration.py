@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evaluation.judge_gold import GoldAnswer
-from evaluation.judge_validation import AnswerDecisions, answer_errors, decide, kappa
 from evaluation.judges.base import Judge
+from evaluation.judges.gold import GoldAnswer
+from evaluation.judges.validation import AnswerDecisions, answer_errors, decide, kappa
 
 
 class FoldChoice(BaseModel):

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 
 from evaluation.reporting import CI, Table, bootstrap_cis
-from evaluation.scoring import QuestionScore
+from evaluation.scoring.question_scores import QuestionScore
 from kg.themes import OTHER, ThemeCategory
 
 # column -> (value getter, scale); percentages like the paper's tables

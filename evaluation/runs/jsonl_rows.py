@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.models import EvalQuestion
-from evaluation.questions import EvalInputError
+from evaluation.runs.questions import EvalInputError
 from kg import json_checks
 from kg.input_rules import decode_lines, parse_id
 

@@ -18,8 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from evaluation.contexts import question_facts
 from evaluation.models import EvalQuestion
+from evaluation.responders.contexts import question_facts
 from kg.errors import InputError
 from kg.prompt_files import load_prompt
 from kg.store import Store

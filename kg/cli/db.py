@@ -105,8 +105,9 @@ def _print_graph_status(settings: Settings) -> None:
         f"uri: {settings.bolt_uri} ({settings.uri_kind})  "
         f"{info['name']} {info['version']} ({info['edition']})  GDS {gds}",
         highlight=False,
+        soft_wrap=True,  # one line for scripts and logs, whatever the width
     )
-    console.print(f"routes: {ROUTES}", highlight=False)
+    console.print(f"routes: {ROUTES}", highlight=False, soft_wrap=True)
     table = Table("label", "nodes", title=f"graph ({time.perf_counter() - t0:.2f} s)")
     for label, count in counts.items():
         table.add_row(label, str(count))

@@ -4,6 +4,7 @@ GDS (KG_GDS=false), and `kg db up|down` refusing to manage a server kg did not s
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -124,3 +125,15 @@ def test_no_query_a_command_runs_calls_gds():
     call = re.compile(r"\bgds\.[\w.]+\s*\(", re.IGNORECASE)
     calling = sorted(n for n in cypher_files.all_names() if call.search(cypher_files.load(n)))
     assert calling == ["core/gds_drop_all", "core/gds_version"]
+
+
+def test_no_product_code_uses_the_gds_client():
+    """`Store.gds()` is for notebooks: no command (kg, construction, evaluation) calls it."""
+    root = Path(__file__).resolve().parents[2]
+    users = sorted(
+        str(f.relative_to(root))
+        for folder in ("kg", "construction", "evaluation")
+        for f in (root / folder).rglob("*.py")
+        if re.search(r"graphdatascience|\.gds\(\)", f.read_text(encoding="utf-8"))
+    )
+    assert users == ["kg/store.py"]

@@ -29,7 +29,7 @@ def check_neo4j_uri(uri: str) -> str:
     echoed: they belong in NEO4J_USER / NEO4J_PASSWORD)."""
     try:
         parts = urlsplit(uri)
-        port = parts.port  # ValueError when it is not a number in range
+        _ = parts.port  # ValueError when it is not a number in range
     except ValueError as exc:
         raise ValueError(f"{_shown(uri)!r} is not a valid URI ({exc})") from None
     scheme = parts.scheme.lower()
@@ -54,7 +54,6 @@ def check_neo4j_uri(uri: str) -> str:
         raise ValueError(
             f"{_shown(uri)!r}: a routing context (?...) needs a neo4j:// scheme, not {scheme}://"
         )
-    del port
     return uri
 
 

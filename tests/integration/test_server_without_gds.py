@@ -1,7 +1,8 @@
 """Every command on a Neo4j 5 server without the GDS plugin (what AuraDB Free/Pro offer): a
 second local server started with KG_GDS=false, the shared sample imported into it and into
-the session's GDS server, and the same perspectives, statistics, paths and offline scores from
-both. `kg db status` names the route; `kg db up|down` refuse to manage a server given by URI.
+the session's GDS server, and the same perspectives (grouping, and the build's stage 7),
+statistics, paths and offline scores from both. `kg db status` names the route; `kg db up|down`
+refuse to manage a server given by URI.
 
 One server start (ports KG_NOGDS_BOLT_PORT / KG_NOGDS_HTTP_PORT, default 7697 / 7698, distinct
 from the session server's), stopped at the end unless it was running before.
@@ -14,6 +15,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from built_copy import stage7_on_copy, stage7_views
 from cli_runs import point_at, run
 
 from kg.errors import StoreError
@@ -114,6 +116,17 @@ def test_the_sample_has_the_same_perspectives_with_and_without_gds(both):
         assert chosen and [p.model_dump() for p in select(same)] == chosen
     check = [json.loads(_cli(s, "perspectives", "--check", "--format", "json")) for s in both]
     assert check[0] == check[1] and check[0]
+
+
+def test_build_stage7_writes_the_same_perspectives_with_and_without_gds(both):
+    """The build's perspective stage on the published physics graph, on each server."""
+    counts = [
+        {k: n for k, n in stage7_on_copy(s, "physics", "physics_built").items() if "_ms" not in k}
+        for s in both
+    ]
+    assert counts[0]["perspectives"] > 0 and counts[0] == counts[1]
+    views = [stage7_views(s, "physics_built") for s in both]
+    assert views[0] and views[0] == views[1]
 
 
 def test_queries_answer_the_same_with_and_without_gds(both):

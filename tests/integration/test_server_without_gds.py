@@ -4,7 +4,7 @@ the session's GDS server, and the same perspectives (grouping, and the build's s
 statistics, paths and offline scores from both. `kg db status` names the route; `kg db up|down`
 refuse to manage a server given by URI.
 
-One server start (ports KG_NOGDS_BOLT_PORT / KG_NOGDS_HTTP_PORT, default 7697 / 7698, distinct
+One server start (ports KG_NOGDS_BOLT_PORT / KG_NOGDS_HTTP_PORT, default 7691 / 7692, distinct
 from the session server's), stopped at the end unless it was running before.
 """
 
@@ -30,8 +30,8 @@ DOMAINS = ("biology", "physics", "world_history")
 
 def _nogds_settings() -> Settings:
     settings = get_settings(
-        bolt_port=int(os.environ.get("KG_NOGDS_BOLT_PORT", "7697")),
-        http_port=int(os.environ.get("KG_NOGDS_HTTP_PORT", "7698")),
+        bolt_port=int(os.environ.get("KG_NOGDS_BOLT_PORT", "7691")),
+        http_port=int(os.environ.get("KG_NOGDS_HTTP_PORT", "7692")),
         gds=False,
         heap_size="512m",  # the shared sample is small
         pagecache_size="128m",

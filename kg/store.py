@@ -74,6 +74,7 @@ class Store:
             # graph; query errors still raise.
             notifications_min_severity="OFF",
         )
+        self._gds: tuple[str | None] | None = None  # (GDS version or None), once asked
 
     # -- lifecycle ----------------------------------------------------------------------
     @property
@@ -89,9 +90,23 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def gds_version(self) -> str | None:
+        """The server's GDS version, or None without the plugin (AuraDB Free/Pro, a local
+        server with KG_GDS=false). Asked once per store; no command needs GDS."""
+        if self._gds is None:
+            has = self.query("core/gds_available")[0]["available"]
+            self._gds = (self.query("core/gds_version")[0]["gds_version"] if has else None,)
+        return self._gds[0]
+
     def gds(self) -> Any:
         """The `graphdatascience` client on this store's driver, for notebooks and analyses
         beyond the product's named queries (imports pandas: not for hot CLI paths)."""
+        if self.gds_version() is None:
+            raise StoreError(
+                f"the server at {self.settings.bolt_uri} has no GDS plugin (AuraDB Free/Pro, "
+                "or a local server with KG_GDS=false); no kg command needs it, but a GDS "
+                "analysis does: use a server with GDS (the local one with KG_GDS=true, AuraDS)"
+            )
         from graphdatascience import GraphDataScience
 
         # No Arrow flight server on community GDS; progress bars off for scripts and tests.
@@ -104,6 +119,9 @@ class Store:
 
     @contextmanager
     def session(self, **kwargs: Any) -> Iterator[neo4j.Session]:
+        # Sessions share the bookmarks of `execute_query`: on a cluster (or Aura) a read routed
+        # to another member waits for this store's earlier writes, as on one server.
+        kwargs.setdefault("bookmark_manager", self._driver.execute_query_bookmark_manager)
         with self._driver.session(database=self.database, **kwargs) as s:
             yield s
 
@@ -169,10 +187,9 @@ class Store:
 
     def drop_gds_graphs(self) -> int:
         """Drop every projected in-memory GDS graph; 0 when GDS is absent."""
-        try:
-            return len(self.query("core/gds_drop_all"))
-        except Exception:  # noqa: BLE001 - servers without GDS have nothing to drop
+        if self.gds_version() is None:
             return 0
+        return len(self.query("core/gds_drop_all"))
 
     def wipe(self) -> None:
         """Delete every node and relationship (batched so large graphs do not blow the heap)."""

@@ -11,13 +11,20 @@ from kg.cli.console import console, err_console, fail, open_store
 from kg.settings import Settings, get_settings
 
 db_app = typer.Typer(
-    help="Start, inspect, stop and reset the Neo4j + GDS server.", no_args_is_help=True
+    help="Start, inspect, stop and reset the Neo4j server (GDS optional: KG_GDS).",
+    no_args_is_help=True,
 )
+
+# What each part of the product runs on the server. No command calls GDS (a unit test keeps
+# `gds.*` out of every query but the two admin ones), so a server without it (AuraDB Free/Pro,
+# KG_GDS=false) gives the same results.
+ROUTES = "perspective grouping in pure Cypher; no command calls GDS"
 
 
 @db_app.command("up")
 def up() -> None:
-    """Start the local server (resolving Neo4j and GDS with Maven on first use); idempotent."""
+    """Start the local server (resolving Neo4j, and GDS unless KG_GDS=false, with Maven on
+    first use); idempotent. With NEO4J_URI set it starts nothing and applies the schema there."""
     from kg.server import process
 
     settings = get_settings()
@@ -50,7 +57,15 @@ def up() -> None:
 
 
 def _remote_check(settings: Settings) -> None:
-
+    """`kg db up` with NEO4J_URI: kg starts nothing (that server is not its own) and says so
+    first; it still connects and applies the schema, which `make demo`/`make test` rely on."""
+    err_console.print(
+        f"kg db up starts only the local server: NEO4J_URI points at {settings.bolt_uri}, "
+        "which kg neither starts nor stops (unset NEO4J_URI to use the local one). "
+        "Nothing started.",
+        highlight=False,
+        soft_wrap=True,
+    )
     with open_store(settings) as store:
         store.verify()
         n = store.ensure_schema()
@@ -59,7 +74,8 @@ def _remote_check(settings: Settings) -> None:
 
 @db_app.command("status")
 def status() -> None:
-    """Server state, Neo4j and GDS versions, node counts per label, where the logs are."""
+    """Server state, Neo4j and GDS versions, the routes commands use, node counts per label,
+    where the logs are."""
     from kg.server import process
 
     settings = get_settings()
@@ -83,14 +99,15 @@ def _print_graph_status(settings: Settings) -> None:
     t0 = time.perf_counter()
     with open_store(settings) as store:
         info = store.query("core/server_info")[0]
-        try:
-            gds = store.query("core/gds_version")[0]["gds_version"]
-        except Exception:  # noqa: BLE001 - a server without GDS still reports the rest
-            gds = "not installed"
+        gds = store.gds_version() or "not installed"
         counts = store.node_counts()
     console.print(
-        f"uri: {settings.bolt_uri}  {info['name']} {info['version']} ({info['edition']})  GDS {gds}"
+        f"uri: {settings.bolt_uri} ({settings.uri_kind})  "
+        f"{info['name']} {info['version']} ({info['edition']})  GDS {gds}",
+        highlight=False,
+        soft_wrap=True,  # one line for scripts and logs, whatever the width
     )
+    console.print(f"routes: {ROUTES}", highlight=False, soft_wrap=True)
     table = Table("label", "nodes", title=f"graph ({time.perf_counter() - t0:.2f} s)")
     for label, count in counts.items():
         table.add_row(label, str(count))
@@ -104,8 +121,12 @@ def down() -> None:
 
     settings = get_settings()
     if not settings.is_local:
-        console.print(f"{settings.bolt_uri} is not managed by kg; nothing to stop.")
-        return
+        fail(
+            f"kg db down stops only the local server: NEO4J_URI points at {settings.bolt_uri}, "
+            "which kg neither starts nor stops; nothing stopped (unset NEO4J_URI to stop the "
+            "local one)",
+            code=2,
+        )
     stopped = process.stop(settings)
     console.print("Neo4j stopped." if stopped else "Neo4j was not running.")
 

@@ -60,9 +60,19 @@ class ServerHome:
         if self.auth_file.exists():
             private_file(self.auth_file)
 
+    def place_plugin(self, jar: Path | None) -> None:
+        """Link the GDS plugin jar into plugins/ (None: no plugin), removing any other version,
+        so one home switches between GDS and no GDS with the setting."""
+        for old in self.plugins.glob("open-gds-*.jar"):
+            if jar is None or old.name != jar.name or not old.exists():  # or a dangling link
+                old.unlink()
+        if jar is not None and not (self.plugins / jar.name).exists():
+            (self.plugins / jar.name).symlink_to(jar)
+
 
 def render_conf(settings: Settings, home: ServerHome, lib: Path) -> str:
-    """neo4j.conf: loopback only, auth on, GDS procedures allowed, memory sized by settings."""
+    """neo4j.conf: loopback only, auth on, GDS procedures allowed (when GDS is on), memory
+    sized by settings."""
     lines = {
         "server.default_listen_address": "127.0.0.1",
         "server.default_advertised_address": "127.0.0.1",
@@ -75,8 +85,14 @@ def render_conf(settings: Settings, home: ServerHome, lib: Path) -> str:
         "server.memory.heap.max_size": settings.heap_size,
         "server.memory.pagecache.size": settings.pagecache_size,
         "dbms.security.auth_enabled": "true",
-        "dbms.security.procedures.unrestricted": "gds.*",
-        "dbms.security.procedures.allowlist": "gds.*",
+        **(
+            {
+                "dbms.security.procedures.unrestricted": "gds.*",
+                "dbms.security.procedures.allowlist": "gds.*",
+            }
+            if settings.gds
+            else {}
+        ),
         "dbms.usage_report.enabled": "false",
         "db.tx_log.rotation.retention_policy": "2 files",
         "server.directories.data": str(home.data),

@@ -168,12 +168,7 @@ def prepare(settings: Settings, progress: ProgressFn = _quiet) -> tuple[ServerHo
     home = home_of(settings)
     home.create()
     (home.conf / "neo4j.conf").write_text(render_conf(settings, home, dist.lib), encoding="utf-8")
-    link = home.plugins / dist.plugin_jar.name
-    for old in home.plugins.glob("open-gds-*.jar"):
-        if old.name != link.name:
-            old.unlink()
-    if not link.exists():
-        link.symlink_to(dist.plugin_jar)
+    home.place_plugin(dist.plugin_jar)
     if home.auth_file.exists() and not settings.password_file.exists():
         raise ServerError(
             f"the local server at {home.root} has data but its password file "

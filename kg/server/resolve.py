@@ -1,4 +1,5 @@
-"""Resolve Neo4j Community and build the open-GDS plugin from Maven Central with Maven.
+"""Resolve Neo4j Community and build the open-GDS plugin from Maven Central with Maven (the
+plugin only when `settings.gds`: a server without GDS needs no jar).
 
 Jars land in a shared distribution folder under the cache dir (one per version), so several
 server instances (ports) share them. A `.complete` marker is written last: a resolution that
@@ -22,18 +23,20 @@ from kg.settings import Settings
 @dataclass(frozen=True)
 class Distribution:
     lib: Path
-    plugin_jar: Path
+    plugin_jar: Path | None  # None: the server runs without GDS
 
     @property
     def ready(self) -> bool:
-        return (self.lib / ".complete").exists() and self.plugin_jar.exists()
+        jar_ready = self.plugin_jar is None or self.plugin_jar.exists()
+        return (self.lib / ".complete").exists() and jar_ready
 
 
 def distribution(settings: Settings) -> Distribution:
     dist = settings.cache_dir / "dist"
+    gds = settings.gds_version
     return Distribution(
         lib=dist / f"neo4j-{settings.neo4j_version}" / "lib",
-        plugin_jar=dist / f"gds-{settings.gds_version}" / f"open-gds-{settings.gds_version}.jar",
+        plugin_jar=dist / f"gds-{gds}" / f"open-gds-{gds}.jar" if settings.gds else None,
     )
 
 
@@ -98,7 +101,7 @@ def resolve(
         )
         (dist.lib / ".complete").write_text(settings.neo4j_version)
         say(f"Neo4j resolved in {time.monotonic() - t0:.0f} s")
-    if force or not dist.plugin_jar.exists():
+    if dist.plugin_jar is not None and (force or not dist.plugin_jar.exists()):
         say(
             f"building the GDS {settings.gds_version} plugin from its Maven Central modules "
             "(first run only; about a minute)"

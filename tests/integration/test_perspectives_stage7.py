@@ -11,11 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from built_copy import stage7_on_copy, stage7_views
 
-from construction.pipeline import paths as stage7
-from construction.pipeline.config import BuildConfig
-from construction.pipeline.context import BuildContext
-from kg import ids
 from kg.queries.perspective_fidelity import perspective_fidelity
 from kg.queries.perspectives import candidates, group_perspectives
 
@@ -27,69 +24,12 @@ SOURCE, BUILT = "physics", "physics_built"
 @pytest.fixture(scope="module")
 def built(bench):
     """The imported physics concepts and edges as the built domain BUILT, after stage 7."""
-    store = bench
-    keys = sorted(
-        {
-            k
-            for e in store.query("bench/all_edges", domain=SOURCE)
-            for k in (e["source"], e["target"])
-        }
-    )
-    store.query(
-        "pipeline/write_concepts",
-        domain=BUILT,
-        provenance="test",
-        generation=0,
-        rows=[
-            {
-                "uid": ids.concept_uid(BUILT, k),
-                "key": k,
-                "topic_words": [],
-                "terms": [],
-                "central_fact": None,
-                "size": 1,
-            }
-            for k in keys
-        ],
-    )
-    edges = store.query("bench/all_edges", domain=SOURCE)
-    store.query(
-        "pipeline/write_relations",
-        rows=[
-            {
-                "uid": ids.content_uid(BUILT, "edge", e["uid"]),
-                "from_uid": ids.concept_uid(BUILT, e["source"]),
-                "to_uid": ids.concept_uid(BUILT, e["target"]),
-                "label": e["label"],
-                "category": None,
-                "reason": f"edge {i}",
-                "domain": BUILT,
-                "provenance": "test",
-                "score": 1.0,
-                "evidence": [],
-            }
-            for i, e in enumerate(edges)
-        ],
-        generation=0,
-    )
-    ctx = BuildContext(
-        store=store, config=BuildConfig(domain=BUILT), palette=None, run_uid="stage7-test"
-    )
-    report = stage7.run(ctx)
-    assert report.counts["perspectives"] > 0
-    return store
+    assert stage7_on_copy(bench, SOURCE, BUILT)["perspectives"] > 0
+    return bench
 
 
 def _stage7_views(store) -> set[tuple]:
-    rows = store.run_text(
-        """MATCH (v:Perspective {domain: $d})-[:TARGET]->(p:Path)
-           WITH v, p ORDER BY p.signature
-           RETURN v.concept_keys AS seq, v.hop AS hop, v.focus AS focus,
-                  collect(p.signature) AS targets,
-                  COUNT { (v)-[:DISTRACTOR]->() } AS distractors""",
-        d=BUILT,
-    )
-    return {(tuple(r["seq"]), r["hop"], r["focus"][0], tuple(r["targets"])) for r in rows}
+    return stage7_views(store, BUILT)
 
 
 def _view(p) -> tuple:

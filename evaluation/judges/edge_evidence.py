@@ -17,10 +17,12 @@ sentence matching (they are separate metrics from the path checklist).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 
 from pydantic import BaseModel
 
 from evaluation.judges.concepts import ConceptInfo, ConceptProfile, build_profiles
+from evaluation.judges.relation_reader import RelationReader, masked_span, relation_class
 from evaluation.judges.relations import QUALIFIERS, Cue, Relation, relation_for
 from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, tokens, windows, words
 from evaluation.models import EvalQuestion, Fact, JudgeResult, PathVerdict
@@ -39,6 +41,9 @@ class EdgeFinding(BaseModel):
     window: str | None = None
     cue: str | None = None
     direction: str | None = None  # "forward", "undetermined", "symmetric"
+    # the relation reader's masked spans of the windows naming both concepts (read afterwards)
+    spans: list[list[str]] = []
+    reader_score: float | None = None
 
 
 _ANAPHORS = {"it", "this", "they", "these", "that", "such", "the latter", "the former"}
@@ -152,7 +157,13 @@ class EdgeEvidenceJudge:
         *,
         faithfulness: bool = True,
         claim_threshold: float | None = None,
+        reader: RelationReader | None = None,
+        reader_threshold: float = 1.1,
     ) -> None:
+        self.reader = reader
+        self.reader_threshold = reader_threshold
+        self.reader_abstentions = 0  # edges the reader could not read (counted, not "absent")
+        self.reader_reads = 0
         self.concept_threshold = concept_threshold
         self.undirected_credit = undirected_credit
         self.window = window
@@ -171,9 +182,15 @@ class EdgeEvidenceJudge:
 
     # -- edges -------------------------------------------------------------------------------
     def edge_finding(
-        self, wins: list[_Window], a: ConceptProfile, b: ConceptProfile, rel: Relation
+        self,
+        wins: list[_Window],
+        a: ConceptProfile,
+        b: ConceptProfile,
+        rel: Relation,
+        profiles: Iterable[ConceptProfile] = (),
     ) -> EdgeFinding:
         best = EdgeFinding(score=0.0)
+        spans: list[list[str]] = []
         for w in wins:
             if a.score(w.stem_set, w.stems) < self.concept_threshold:
                 continue
@@ -188,6 +205,10 @@ class EdgeEvidenceJudge:
                 ]
                 if before:
                     (pa if min(before)[1] == "a" else pb).append(w.anaphor)
+            if self.reader is not None:
+                span = masked_span(w.stems, pa, pb, profiles)
+                if span is not None:
+                    spans.append(span)
             names = set(pa) | set(pb)
             for i, cue in _maximal_matches(w.stems, rel):
                 if _negated(w.stems, i) or names & set(range(i, i + len(cue.stems))):
@@ -205,6 +226,7 @@ class EdgeEvidenceJudge:
                     )
                     if score >= 1.0:
                         return best
+        best.spans = spans
         return best
 
     def path_verdicts(self, q: EvalQuestion, answer: str) -> list[PathVerdict]:
@@ -219,7 +241,10 @@ class EdgeEvidenceJudge:
                 key = (a, label, b)
                 if key not in cache:
                     rel = relation_for(label, q.relation_meanings.get(label))
-                    cache[key] = self.edge_finding(wins, profiles[a], profiles[b], rel)
+                    cache[key] = self.edge_finding(
+                        wins, profiles[a], profiles[b], rel, profiles.values()
+                    )
+                    self._read(q, cache[key], a, label, b)
                 f = cache[key]
                 ok = f.score >= EDGE_THRESHOLD
                 flags.append(ok)
@@ -241,6 +266,29 @@ class EdgeEvidenceJudge:
                 )
             )
         return verdicts
+
+    def _read(self, q: EvalQuestion, f: EdgeFinding, a: str, label: str, b: str) -> None:
+        """The reader's verdict on an edge the cue rules did not find, from the masked spans of
+        the windows naming both concepts: its own class against its reverse and the classes
+        of the sibling edges between the same concepts."""
+        if self.reader is None or f.score >= EDGE_THRESHOLD or not f.spans:
+            return
+        own = relation_class(label, q.relation_meanings.get(label))
+        rivals = {relation_class(label, q.relation_meanings.get(label), reverse=True)}
+        for p in q.paths:
+            for x, other, y in p.edges():
+                if (x, y) == (a, b) and other != label:
+                    rivals.add(relation_class(other, q.relation_meanings.get(other)))
+                elif (x, y) == (b, a):
+                    rivals.add(relation_class(other, q.relation_meanings.get(other), reverse=True))
+        score = self.reader.score(f.spans, own, rivals)
+        f.reader_score = score
+        if score is None:
+            self.reader_abstentions += 1
+            return
+        self.reader_reads += 1
+        if score >= self.reader_threshold:
+            f.score, f.cue, f.direction = 1.0, f"reader {score:.2f}", "read"
 
     def judge_sync(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult:
         return self.judge_batch([(q, answer, gt)])[0]

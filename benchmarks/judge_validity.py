@@ -55,6 +55,7 @@ from evaluation.judge_calibration import cross_validate  # noqa: E402
 from evaluation.judge_gold import load_gold  # noqa: E402
 from evaluation.judge_validation import decide, group_stats, summarize  # noqa: E402
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge  # noqa: E402
+from evaluation.judges.relation_reader import RelationReader  # noqa: E402
 from evaluation.questions import load_questions  # noqa: E402
 from evaluation.reporting import CI  # noqa: E402
 from kg.embeddings import Embedder  # noqa: E402
@@ -66,6 +67,21 @@ EDGE_GRID = [
     for u in (0.0, 1.0)
     for w in (1, 2)
 ]
+# With the relation reader: its threshold (1.1 = never finds an edge) beside the judge's own
+READER_GRID = [
+    {"concept_threshold": c, "undirected_credit": 1.0, "window": w, "reader_threshold": r}
+    for c in (1.5, 2.0, 3.0)
+    for w in (1, 2)
+    for r in (0.6, 0.65, 0.7, 0.75, 0.8, 1.1)
+]
+READER: RelationReader | None = None  # fitted once on the graph's reasons (main)
+
+
+def default_judge() -> EdgeEvidenceJudge:
+    """The default offline judge as `kg eval run` and `kg judge validate` configure it."""
+    return EdgeEvidenceJudge(faithfulness=False, reader=READER)
+
+
 EMBEDDING_GRID = [{"path_threshold": t / 100} for t in range(40, 95, 5)]
 
 
@@ -93,7 +109,7 @@ def floors(questions: list) -> None:
     from evaluation.metrics import path_scores
     from evaluation.responders import OfflineResponder
 
-    judge = EdgeEvidenceJudge(faithfulness=False)
+    judge = default_judge()
     print("\n0. sanity floors on the shared sample (default judge, offline responders)")
     for kind, metric, label in (("target-only", "pas", "PAS"), ("cover-all", "recall", "recall")):
         responder = OfflineResponder(kind)
@@ -112,7 +128,7 @@ def floors(questions: list) -> None:
 
 
 def by_style(args: argparse.Namespace, items: list) -> None:
-    judge = EdgeEvidenceJudge(faithfulness=False)
+    judge = default_judge()
     ds, _ = decide(judge, items)
     v = summarize(judge.name, ds, args.gold[0], "-")
     print("\n   default judge by answer style:")
@@ -132,7 +148,12 @@ def agreement(args: argparse.Namespace, items: list) -> None:
     )
     for name, grid, make in (
         (
-            "edge-evidence (new default)",
+            "edge-evidence + relation reader (default)",
+            READER_GRID,
+            lambda **kw: EdgeEvidenceJudge(**kw, faithfulness=False, reader=READER),
+        ),
+        (
+            "edge-evidence, cue rules only",
             EDGE_GRID,
             lambda **kw: EdgeEvidenceJudge(**kw, faithfulness=False),
         ),
@@ -158,13 +179,18 @@ def agreement(args: argparse.Namespace, items: list) -> None:
         print(f"      whole split chooses {cv.chosen_on_all}")
 
     print("\n2. shipped defaults, no tuning (in-sample: the defaults were chosen on this split)")
-    for judge in (EdgeEvidenceJudge(faithfulness=False), EmbeddingJudge()):
+    for judge in (default_judge(), EdgeEvidenceJudge(faithfulness=False), EmbeddingJudge()):
         ds, _ = decide(judge, items)
         o = summarize(judge.name, ds, args.gold[0], "-").overall
         print(
             line(judge.name, o.kappa.mean or 0.0, o.agreement.mean or 0.0, o.pas_mae.mean or 0.0)
             + f"  kappa CI {ci(o.kappa)}, PAS MAE CI {ci(o.pas_mae)}"
         )
+        if isinstance(judge, EdgeEvidenceJudge) and judge.reader is not None:
+            print(
+                f"      relation reader: read {judge.reader_reads} edges the cue rules missed, "
+                f"abstained on {judge.reader_abstentions} (class or words never seen in training)"
+            )
 
 
 class _ColdAnswers(Embedder):
@@ -218,7 +244,7 @@ def clock(label: str, t0: float, c0: float, n: int) -> str:
 def time_full(args: argparse.Namespace, work: list) -> None:
     # The full judgement as `kg eval run|judge` does it: answers judged in batches of the run's
     # batch size (50), each batch's sentences, questions and facts in one encoder call.
-    full = EdgeEvidenceJudge()
+    full = EdgeEvidenceJudge(reader=READER)
     some = [(q, text, [*q.evidence]) for q, text in work[: args.full_answers]]
     kept = {q.text for q, _, _ in some} | {f.text for _, _, gt in some for f in gt}
     emb = _ColdAnswers(kept)
@@ -283,6 +309,14 @@ def main() -> None:
         import_perspectivebench(store, [args.sample], skip_invalid=True)
         questions, _ = load_questions(store, skip_invalid=True)
         splits = [(path, load_gold(path, questions)) for path in args.gold]
+    global READER
+    t_fit = time.perf_counter()
+    READER = RelationReader().fit(questions)  # the graph's reasons, as `learn` does
+    print(
+        f"relation reader fitted on the graph's edge reasons in "
+        f"{time.perf_counter() - t_fit:.1f} s (once per run): {READER.stats.examples} masked "
+        f"spans, {len(READER.classes)} relation classes (the gold labels are not used)"
+    )
     rows = [json.loads(line) for line in args.sample.open(encoding="utf-8") if line.strip()]
     in_sample = {(r["domain"], r["id"]) for r in rows}
     if not args.timing_only:
@@ -305,7 +339,7 @@ def main() -> None:
     work = [
         (items[i % len(items)].question, items[i % len(items)].answer) for i in range(args.answers)
     ]
-    judge = EdgeEvidenceJudge(faithfulness=False)
+    judge = default_judge()
     t0, c0 = time.perf_counter(), time.process_time()
     for q, text in work:
         judge.judge_sync(q, text, [])

@@ -287,6 +287,8 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
         else None
     )
     judge = make_judge(spec, j_client)
+    if isinstance(judge, EdgeEvidenceJudge):  # its relation reader learns the graph's reasons
+        judge.learn(load_questions(store, skip_invalid=True)[0])
     responder = (
         make_responder(spec.responder, r_client, spec.strategy, spec.samples, spec.seed)
         if spec.kind == "eval"

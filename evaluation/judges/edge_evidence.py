@@ -6,7 +6,11 @@ and summaries (`concepts.py`), never from the stored reason text, and (2) states
 a cue phrase of the label's family (`relations.py`) standing between the two mentions in the
 right order for its voice ("A causes B", "B is caused by A"); symmetric families need no order.
 A cue whose direction cannot be read from the window (both mentions on one side) counts as
-`undirected_credit`. A path is present only when every edge is.
+`undirected_credit`. Where no cue is found, the relation reader (`relation_reader.py`, fitted
+by `learn` on the graph's own edge reasons) reads the windows naming both concepts, and finds
+the edge when it reads the edge's own relation at `reader_threshold` or more against its rivals;
+where it cannot read (an abstention) the edge stays not found and the abstention is counted.
+A path is present only when every edge is.
 
 Thresholds (`concept_threshold`, `undirected_credit`, `window`) were chosen on the judge gold
 dev split by cross-validation over questions (`benchmarks/judge_validity.py`); the defaults
@@ -31,6 +35,9 @@ from evaluation.tokens import split_sentences
 DEFAULT_CONCEPT_THRESHOLD = 2.0
 DEFAULT_UNDIRECTED_CREDIT = 1.0
 DEFAULT_WINDOW = 1
+# The relation reader's share against its rivals above which it finds an edge the cue rules
+# missed: chosen by cross-validation by question on natural-dev (docs/judges.md).
+DEFAULT_READER_THRESHOLD = 0.7
 EDGE_THRESHOLD = 0.5
 _MENTION_MIN = 0.75  # a word at least this typical of a concept marks where it is mentioned
 _NEGATORS = {"not", "never", "no", "nor", "neither", "without", "n't", "hardly"}
@@ -158,7 +165,7 @@ class EdgeEvidenceJudge:
         faithfulness: bool = True,
         claim_threshold: float | None = None,
         reader: RelationReader | None = None,
-        reader_threshold: float = 1.1,
+        reader_threshold: float = DEFAULT_READER_THRESHOLD,
     ) -> None:
         self.reader = reader
         self.reader_threshold = reader_threshold
@@ -169,10 +176,21 @@ class EdgeEvidenceJudge:
         self.window = window
         self.faithfulness = faithfulness
         self.claim_threshold = claim_threshold
+        self._name()
+
+    def _name(self) -> None:
+        reader = f",reader>={self.reader_threshold:g}" if self.reader is not None else ""
         self.name = (
-            f"offline:edge-evidence(concept>={concept_threshold:g},"
-            f"undirected={undirected_credit:g},window={window})"
+            f"offline:edge-evidence(concept>={self.concept_threshold:g},"
+            f"undirected={self.undirected_credit:g},window={self.window}{reader})"
         )
+
+    def learn(self, questions: Iterable[EvalQuestion]) -> RelationReader:
+        """Fit the relation reader on the edge reasons of `questions` (the whole graph's, so
+        a verdict does not depend on which questions a run selects) and read with it."""
+        self.reader = RelationReader().fit(questions)
+        self._name()
+        return self.reader
 
     def prompt_names(self) -> list[str]:
         return []
@@ -248,7 +266,8 @@ class EdgeEvidenceJudge:
                 f = cache[key]
                 ok = f.score >= EDGE_THRESHOLD
                 flags.append(ok)
-                notes.append(f"{label}: " + (f"'{f.cue}' ({f.direction})" if ok else "not found"))
+                missed = "reader abstained" if f.spans and f.reader_score is None else "not found"
+                notes.append(f"{label}: " + (f"'{f.cue}' ({f.direction})" if ok else missed))
                 # The answer sentence the edge was found in (the window's first), for the HTML
                 # report's highlighting; -1 where the edge was not found.
                 window = f.window or ""

@@ -112,6 +112,7 @@ def validate_cmd(
     from evaluation.gold_kinds import GoldKind
     from evaluation.judge_gold import file_hash, first_answers, load_gold
     from evaluation.judge_validation import decide, store_validation, summarize, validation_table
+    from evaluation.judges import EdgeEvidenceJudge
     from evaluation.questions import load_questions
     from kg.cli.eval import _print_tables
 
@@ -137,6 +138,8 @@ def validate_cmd(
             votes=judge_votes,
             granularity=judge_granularity,
         )
+        if isinstance(j, EdgeEvidenceJudge):  # its relation reader learns the graph's reasons
+            j.learn(load_questions(store, skip_invalid=True)[0])
         decisions, errors = decide(j, items)
         if not decisions:
             fail(f"the judge failed on every gold answer: {'; '.join(errors[:3])}")

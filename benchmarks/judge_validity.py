@@ -74,6 +74,8 @@ READER_GRID = [
     for w in (1, 2)
     for r in (0.6, 0.65, 0.7, 0.75, 0.8, 1.1)
 ]
+# Only the reader's threshold, the judge's own settings at their defaults (chosen on `dev`)
+READER_THRESHOLD_GRID = [{"reader_threshold": r} for r in (0.6, 0.65, 0.7, 0.75, 0.8, 1.1)]
 READER: RelationReader | None = None  # fitted once on the graph's reasons (main)
 
 
@@ -149,7 +151,12 @@ def agreement(args: argparse.Namespace, items: list) -> None:
     for name, grid, make in (
         (
             "edge-evidence + relation reader (default)",
-            READER_GRID,
+            READER_GRID,  # the reader's threshold and the judge's own settings together
+            lambda **kw: EdgeEvidenceJudge(**kw, faithfulness=False, reader=READER),
+        ),
+        (
+            "  the same, reader threshold only",
+            READER_THRESHOLD_GRID,
             lambda **kw: EdgeEvidenceJudge(**kw, faithfulness=False, reader=READER),
         ),
         (

@@ -58,8 +58,11 @@ def test_validate_offline_judge_reports_and_stores(kg, store):
     assert o["kappa"]["low"] <= o["kappa"]["mean"] <= o["kappa"]["high"]
     # the stored kappa is the one of the judge's own decisions, recomputed independently
     from evaluation.judges import EdgeEvidenceJudge
+    from evaluation.questions import load_questions
 
     judge = EdgeEvidenceJudge(faithfulness=False)
+    judge.learn(load_questions(store, skip_invalid=True)[0])  # as validate: the graph's reasons
+    assert "reader" in judge.name
     verdicts: dict[str, dict[str, bool]] = {}
 
     def decide_present(g, p):

@@ -51,7 +51,7 @@ SHARED = ROOT.parent / "shared" / "data"
 sys.path.insert(0, str(ROOT))
 
 from construction.perspectivebench.importer import import_perspectivebench  # noqa: E402
-from evaluation.judge_calibration import cross_validate  # noqa: E402
+from evaluation.judge_calibration import cross_validate, folds_by_question  # noqa: E402
 from evaluation.judge_gold import load_gold  # noqa: E402
 from evaluation.judge_validation import decide, group_stats, summarize  # noqa: E402
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge  # noqa: E402
@@ -82,6 +82,10 @@ READER: RelationReader | None = None  # fitted once on the graph's reasons (main
 def default_judge() -> EdgeEvidenceJudge:
     """The default offline judge as `kg eval run` and `kg judge validate` configure it."""
     return EdgeEvidenceJudge(faithfulness=False, reader=READER)
+
+
+def default_judge_at(reader_threshold: float) -> EdgeEvidenceJudge:
+    return EdgeEvidenceJudge(faithfulness=False, reader=READER, reader_threshold=reader_threshold)
 
 
 EMBEDDING_GRID = [{"path_threshold": t / 100} for t in range(40, 95, 5)]
@@ -198,6 +202,55 @@ def agreement(args: argparse.Namespace, items: list) -> None:
                 f"      relation reader: read {judge.reader_reads} edges the cue rules missed, "
                 f"abstained on {judge.reader_abstentions} (class or words never seen in training)"
             )
+
+
+def _kappa(ds: list) -> float:
+    from sklearn.metrics import cohen_kappa_score
+
+    judged = [d.judge[p] for d in ds for p in d.gold]
+    gold = [d.gold[p] for d in ds for p in d.gold]
+    return float(cohen_kappa_score(gold, judged))
+
+
+def pooled(splits: list[tuple[Path, list]], k: int) -> None:
+    """The shipped reader threshold: one value for both kinds of answers, chosen per fold on
+    the mean of the two splits' training kappas (each split's folds by question), every fold's
+    held-out answers judged with its fold's choice."""
+    print(
+        f"\n1b. one reader threshold for both splits, cross-validated by question ({k} folds "
+        "of each split; chosen on the mean of the two training kappas)"
+    )
+    grid = [g["reader_threshold"] for g in READER_THRESHOLD_GRID]
+    decisions = {
+        t: [{d.answer_id: d for d in decide(default_judge_at(t), items)[0]} for _, items in splits]
+        for t in grid
+    }
+    folds = [folds_by_question(items, k) for _, items in splits]
+    held: list[list] = [[] for _ in splits]
+    for f in range(k):
+        parts = []
+        for (_, items), fs in zip(splits, folds, strict=True):
+            test = set(fs[f])
+            parts.append(
+                (
+                    [g.answer_id for g in items if g.question.uid not in test],
+                    [g.answer_id for g in items if g.question.uid in test],
+                )
+            )
+
+        def train_score(t: float, parts: list = parts) -> float:
+            return float(
+                np.mean(
+                    [_kappa([decisions[t][i][a] for a in tr]) for i, (tr, _) in enumerate(parts)]
+                )
+            )
+
+        best = max(grid, key=train_score)
+        print(f"      fold {f}: chose reader_threshold {best:g}")
+        for i, (_, te) in enumerate(parts):
+            held[i] += [decisions[best][i][a] for a in te]
+    for (path, _), ds in zip(splits, held, strict=True):
+        print(f"  {path.name:<20} held-out kappa {_kappa(ds):5.3f} ({len(ds)} answers)")
 
 
 class _ColdAnswers(Embedder):
@@ -340,6 +393,8 @@ def main() -> None:
             one = argparse.Namespace(**{**vars(args), "gold": [path]})
             agreement(one, split)
             by_style(one, split)
+    if not args.timing_only and len(splits) > 1:
+        pooled(splits, args.folds)
     items = splits[0][1]
 
     print(f"\n3. judging {args.answers} answers offline with the default judge")

@@ -401,11 +401,14 @@ def main() -> None:
     work = [
         (items[i % len(items)].question, items[i % len(items)].answer) for i in range(args.answers)
     ]
-    judge = default_judge()
-    t0, c0 = time.perf_counter(), time.process_time()
-    for q, text in work:
-        judge.judge_sync(q, text, [])
-    print(clock("path checklist only", t0, c0, len(work)))
+    for label, judge in (
+        ("path checklist only", default_judge()),
+        ("path checklist, cue rules only (no reader)", EdgeEvidenceJudge(faithfulness=False)),
+    ):
+        t0, c0 = time.perf_counter(), time.process_time()
+        for q, text in work:
+            judge.judge_sync(q, text, [])
+        print(clock(label, t0, c0, len(work)))
     if args.full_answers > 0:
         time_full(args, work)
     print(f"load average now {os.getloadavg()[0]:.1f}")

@@ -18,10 +18,17 @@ constructed answers, >= 0.5 on natural ones), then the default judge's kappa per
    leave-questions-out cross-validation (k folds by question): pooled held-out kappa,
    agreement and per-answer PAS error, the setting each fold chose, and the setting the whole
    split chooses (the shipped default).
-2. The same two judges at their shipped defaults (no tuning at all), for reference.
+   The edge-evidence judge twice: with its relation reader (fitted once on the graph's edge
+   reasons, never on gold labels; grid: its threshold with the judge's own settings, and its
+   threshold alone) and with its cue rules only.
+1b. One reader threshold for both splits, cross-validated by question over both at once: how
+   the shipped default (0.7) was chosen.
+2. The same judges at their shipped defaults (no tuning at all), for reference, with the count
+   of edges the reader read and of those it abstained on.
 3. Time to judge N answers offline with the default judge: the path checklist alone (N, default
-   1,000), and the full judgement (plus claims and relevancy through the embedding model, on
-   --full-answers of them). The answers are the gold answers cycled, as written. Every answer
+   1,000; with the reader and with the cue rules only; the reader's one-time fit is printed when
+   it is fitted), and the full judgement (plus claims and relevancy through the embedding model,
+   on --full-answers of them). The answers are the gold answers cycled, as written. Every answer
    sentence goes through the encoder (an embedder without the disk cache: real answers are new
    text), while the questions and facts are encoded once and then reused, as a run's disk cache
    does. (Earlier versions made each sentence unique with a prefix of 13 word pieces, 39% more

@@ -10,8 +10,9 @@ with its direction (`cause>` states X -> Y, `cause<` states Y -> X; symmetric fa
 direction). Each reason gives a forward example and, masked the other way round, a reverse one:
 the hard negatives that share every topic word and differ only in the relation.
 
-It is fitted from the reasons of the questions being judged (`RelationReader.fit`): any graph
-trains its own reader, nothing is shipped, and the gold labels are never used. It abstains
+It is fitted on the edge reasons of every question of the graph being judged
+(`EdgeEvidenceJudge.learn`, called by `kg eval run|judge` and `kg judge validate`): any graph
+trains its own reader, nothing is shipped, and gold labels are never used. It abstains
 (returns None, counted by the judge) when the label's class has no training example or the
 window's span has no n-gram seen in training: no evidence either way, which is not "absent".
 """
@@ -38,8 +39,7 @@ TRAIN_CONCEPT_THRESHOLD = 1.5  # a reason mentions its concepts less fully than 
 
 
 class ReaderStats(BaseModel):
-    examples: int = 0
-    reasons: int = 0
+    examples: int = 0  # masked spans trained on (each reason sentence twice: as stored, reversed)
     classes: list[str] = []
 
 
@@ -88,14 +88,11 @@ def masked_span(
 
 
 def _ngrams(words: list[str]) -> list[str]:
+    """Word 1-3-grams of a masked span; a bare mask or blank says nothing on its own."""
     grams = list(words)
     grams += [" ".join(words[k : k + 2]) for k in range(len(words) - 1)]
     grams += [" ".join(words[k : k + 3]) for k in range(len(words) - 2)]
     return [g for g in grams if g not in (MASK_A, MASK_B, BLANK)]
-
-
-def _unmasked_words(doc: list[str]) -> list[str]:
-    return _ngrams(doc)
 
 
 class RelationReader:
@@ -103,7 +100,7 @@ class RelationReader:
 
     def __init__(self, c: float = 1.0) -> None:
         self.c = c
-        self.vectorizer = CountVectorizer(analyzer=_unmasked_words, binary=True)
+        self.vectorizer = CountVectorizer(analyzer=_ngrams, binary=True)
         self.model: LogisticRegression | None = None
         self.classes: list[str] = []
         self.stats = ReaderStats()
@@ -156,7 +153,7 @@ class RelationReader:
     def fit(self, questions: Iterable[EvalQuestion]) -> RelationReader:
         qs = list(questions)
         docs, ys = self.examples(qs)
-        self.stats = ReaderStats(examples=len(docs), reasons=len(docs) // 2)
+        self.stats = ReaderStats(examples=len(docs))
         if len(set(ys)) < 2:
             self.model = None  # nothing to tell apart: the reader abstains on every edge
             return self

@@ -18,10 +18,17 @@ constructed answers, >= 0.5 on natural ones), then the default judge's kappa per
    leave-questions-out cross-validation (k folds by question): pooled held-out kappa,
    agreement and per-answer PAS error, the setting each fold chose, and the setting the whole
    split chooses (the shipped default).
-2. The same two judges at their shipped defaults (no tuning at all), for reference.
+   The edge-evidence judge twice: with its relation reader (fitted once on the graph's edge
+   reasons, never on gold labels; grid: its threshold with the judge's own settings, and its
+   threshold alone) and with its cue rules only.
+1b. One reader threshold for both splits, cross-validated by question over both at once: how
+   the shipped default (0.7) was chosen.
+2. The same judges at their shipped defaults (no tuning at all), for reference, with the count
+   of edges the reader read and of those it abstained on.
 3. Time to judge N answers offline with the default judge: the path checklist alone (N, default
-   1,000), and the full judgement (plus claims and relevancy through the embedding model, on
-   --full-answers of them). The answers are the gold answers cycled, as written. Every answer
+   1,000; with the reader and with the cue rules only; the reader's one-time fit is printed when
+   it is fitted), and the full judgement (plus claims and relevancy through the embedding model,
+   on --full-answers of them). The answers are the gold answers cycled, as written. Every answer
    sentence goes through the encoder (an embedder without the disk cache: real answers are new
    text), while the questions and facts are encoded once and then reused, as a run's disk cache
    does. (Earlier versions made each sentence unique with a prefix of 13 word pieces, 39% more
@@ -50,13 +57,15 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 sys.path.insert(0, str(ROOT))
 
+from evaluation.runs.store.questions import load_questions  # noqa: E402
+
 from construction.perspectivebench.importer import import_perspectivebench  # noqa: E402
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge  # noqa: E402
-from evaluation.judges.calibration import cross_validate  # noqa: E402
+from evaluation.judges.calibration import cross_validate, folds_by_question  # noqa: E402
 from evaluation.judges.gold import load_gold  # noqa: E402
+from evaluation.judges.relation_reader import RelationReader  # noqa: E402
 from evaluation.judges.validation import decide, group_stats, summarize  # noqa: E402
 from evaluation.reporting import CI  # noqa: E402
-from evaluation.runs.questions import load_questions  # noqa: E402
 from kg.embeddings import Embedder  # noqa: E402
 from kg.store import Store  # noqa: E402
 
@@ -66,6 +75,27 @@ EDGE_GRID = [
     for u in (0.0, 1.0)
     for w in (1, 2)
 ]
+# With the relation reader: its threshold (1.1 = never finds an edge) beside the judge's own
+READER_GRID = [
+    {"concept_threshold": c, "undirected_credit": 1.0, "window": w, "reader_threshold": r}
+    for c in (1.5, 2.0, 3.0)
+    for w in (1, 2)
+    for r in (0.6, 0.65, 0.7, 0.75, 0.8, 1.1)
+]
+# Only the reader's threshold, the judge's own settings at their defaults (chosen on `dev`)
+READER_THRESHOLD_GRID = [{"reader_threshold": r} for r in (0.6, 0.65, 0.7, 0.75, 0.8, 1.1)]
+READER: RelationReader | None = None  # fitted once on the graph's reasons (main)
+
+
+def default_judge() -> EdgeEvidenceJudge:
+    """The default offline judge as `kg eval run` and `kg judge validate` configure it."""
+    return EdgeEvidenceJudge(faithfulness=False, reader=READER)
+
+
+def default_judge_at(reader_threshold: float) -> EdgeEvidenceJudge:
+    return EdgeEvidenceJudge(faithfulness=False, reader=READER, reader_threshold=reader_threshold)
+
+
 EMBEDDING_GRID = [{"path_threshold": t / 100} for t in range(40, 95, 5)]
 
 
@@ -90,10 +120,10 @@ def floors(questions: list) -> None:
     """Part 0: the offline baselines judged by the default judge (answers need no model)."""
     import asyncio
 
-    from evaluation.responders.responder import OfflineResponder
-    from evaluation.scoring.metrics import path_scores
+    from evaluation.responders.responder.responder import OfflineResponder
+    from evaluation.scoring.question_scores.metrics import path_scores
 
-    judge = EdgeEvidenceJudge(faithfulness=False)
+    judge = default_judge()
     print("\n0. sanity floors on the shared sample (default judge, offline responders)")
     for kind, metric, label in (("target-only", "pas", "PAS"), ("cover-all", "recall", "recall")):
         responder = OfflineResponder(kind)
@@ -112,7 +142,7 @@ def floors(questions: list) -> None:
 
 
 def by_style(args: argparse.Namespace, items: list) -> None:
-    judge = EdgeEvidenceJudge(faithfulness=False)
+    judge = default_judge()
     ds, _ = decide(judge, items)
     v = summarize(judge.name, ds, args.gold[0], "-")
     print("\n   default judge by answer style:")
@@ -132,7 +162,17 @@ def agreement(args: argparse.Namespace, items: list) -> None:
     )
     for name, grid, make in (
         (
-            "edge-evidence (new default)",
+            "edge-evidence + relation reader (default)",
+            READER_GRID,  # the reader's threshold and the judge's own settings together
+            lambda **kw: EdgeEvidenceJudge(**kw, faithfulness=False, reader=READER),
+        ),
+        (
+            "  the same, reader threshold only",
+            READER_THRESHOLD_GRID,
+            lambda **kw: EdgeEvidenceJudge(**kw, faithfulness=False, reader=READER),
+        ),
+        (
+            "edge-evidence, cue rules only",
             EDGE_GRID,
             lambda **kw: EdgeEvidenceJudge(**kw, faithfulness=False),
         ),
@@ -158,13 +198,67 @@ def agreement(args: argparse.Namespace, items: list) -> None:
         print(f"      whole split chooses {cv.chosen_on_all}")
 
     print("\n2. shipped defaults, no tuning (in-sample: the defaults were chosen on this split)")
-    for judge in (EdgeEvidenceJudge(faithfulness=False), EmbeddingJudge()):
+    for judge in (default_judge(), EdgeEvidenceJudge(faithfulness=False), EmbeddingJudge()):
         ds, _ = decide(judge, items)
         o = summarize(judge.name, ds, args.gold[0], "-").overall
         print(
             line(judge.name, o.kappa.mean or 0.0, o.agreement.mean or 0.0, o.pas_mae.mean or 0.0)
             + f"  kappa CI {ci(o.kappa)}, PAS MAE CI {ci(o.pas_mae)}"
         )
+        if isinstance(judge, EdgeEvidenceJudge) and judge.reader is not None:
+            print(
+                f"      relation reader: read {judge.reader_reads} edges the cue rules missed, "
+                f"abstained on {judge.reader_abstentions} (class or words never seen in training)"
+            )
+
+
+def _kappa(ds: list) -> float:
+    from sklearn.metrics import cohen_kappa_score
+
+    judged = [d.judge[p] for d in ds for p in d.gold]
+    gold = [d.gold[p] for d in ds for p in d.gold]
+    return float(cohen_kappa_score(gold, judged))
+
+
+def pooled(splits: list[tuple[Path, list]], k: int) -> None:
+    """The shipped reader threshold: one value for both kinds of answers, chosen per fold on
+    the mean of the two splits' training kappas (each split's folds by question), every fold's
+    held-out answers judged with its fold's choice."""
+    print(
+        f"\n1b. one reader threshold for both splits, cross-validated by question ({k} folds "
+        "of each split; chosen on the mean of the two training kappas)"
+    )
+    grid = [g["reader_threshold"] for g in READER_THRESHOLD_GRID]
+    decisions = {
+        t: [{d.answer_id: d for d in decide(default_judge_at(t), items)[0]} for _, items in splits]
+        for t in grid
+    }
+    folds = [folds_by_question(items, k) for _, items in splits]
+    held: list[list] = [[] for _ in splits]
+    for f in range(k):
+        parts = []
+        for (_, items), fs in zip(splits, folds, strict=True):
+            test = set(fs[f])
+            parts.append(
+                (
+                    [g.answer_id for g in items if g.question.uid not in test],
+                    [g.answer_id for g in items if g.question.uid in test],
+                )
+            )
+
+        def train_score(t: float, parts: list = parts) -> float:
+            return float(
+                np.mean(
+                    [_kappa([decisions[t][i][a] for a in tr]) for i, (tr, _) in enumerate(parts)]
+                )
+            )
+
+        best = max(grid, key=train_score)
+        print(f"      fold {f}: chose reader_threshold {best:g}")
+        for i, (_, te) in enumerate(parts):
+            held[i] += [decisions[best][i][a] for a in te]
+    for (path, _), ds in zip(splits, held, strict=True):
+        print(f"  {path.name:<20} held-out kappa {_kappa(ds):5.3f} ({len(ds)} answers)")
 
 
 class _ColdAnswers(Embedder):
@@ -218,7 +312,7 @@ def clock(label: str, t0: float, c0: float, n: int) -> str:
 def time_full(args: argparse.Namespace, work: list) -> None:
     # The full judgement as `kg eval run|judge` does it: answers judged in batches of the run's
     # batch size (50), each batch's sentences, questions and facts in one encoder call.
-    full = EdgeEvidenceJudge()
+    full = EdgeEvidenceJudge(reader=READER)
     some = [(q, text, [*q.evidence]) for q, text in work[: args.full_answers]]
     kept = {q.text for q, _, _ in some} | {f.text for _, _, gt in some for f in gt}
     emb = _ColdAnswers(kept)
@@ -283,6 +377,14 @@ def main() -> None:
         import_perspectivebench(store, [args.sample], skip_invalid=True)
         questions, _ = load_questions(store, skip_invalid=True)
         splits = [(path, load_gold(path, questions)) for path in args.gold]
+    global READER
+    t_fit = time.perf_counter()
+    READER = RelationReader().fit(questions)  # the graph's reasons, as `learn` does
+    print(
+        f"relation reader fitted on the graph's edge reasons in "
+        f"{time.perf_counter() - t_fit:.1f} s (once per run): {READER.stats.examples} masked "
+        f"spans, {len(READER.classes)} relation classes (the gold labels are not used)"
+    )
     rows = [json.loads(line) for line in args.sample.open(encoding="utf-8") if line.strip()]
     in_sample = {(r["domain"], r["id"]) for r in rows}
     if not args.timing_only:
@@ -299,17 +401,22 @@ def main() -> None:
             one = argparse.Namespace(**{**vars(args), "gold": [path]})
             agreement(one, split)
             by_style(one, split)
+    if not args.timing_only and len(splits) > 1:
+        pooled(splits, args.folds)
     items = splits[0][1]
 
     print(f"\n3. judging {args.answers} answers offline with the default judge")
     work = [
         (items[i % len(items)].question, items[i % len(items)].answer) for i in range(args.answers)
     ]
-    judge = EdgeEvidenceJudge(faithfulness=False)
-    t0, c0 = time.perf_counter(), time.process_time()
-    for q, text in work:
-        judge.judge_sync(q, text, [])
-    print(clock("path checklist only", t0, c0, len(work)))
+    for label, judge in (
+        ("path checklist only", default_judge()),
+        ("path checklist, cue rules only (no reader)", EdgeEvidenceJudge(faithfulness=False)),
+    ):
+        t0, c0 = time.perf_counter(), time.process_time()
+        for q, text in work:
+            judge.judge_sync(q, text, [])
+        print(clock(label, t0, c0, len(work)))
     if args.full_answers > 0:
         time_full(args, work)
     print(f"load average now {os.getloadavg()[0]:.1f}")

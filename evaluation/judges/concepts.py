@@ -69,9 +69,9 @@ class ConceptProfile(BaseModel):
         return total
 
     def key_positions(self, seq: list[str]) -> list[int]:
-        """Where the window refers to the concept by its key ("Topic 13"): the number's place."""
+        """Where the window refers to the concept by its key ("Topic 13"): every word's place."""
         k = self.key_stems
-        return [i + len(k) - 1 for i in _starts(seq, k)] if k else []
+        return [i + j for i in _starts(seq, k) for j in range(len(k))] if k else []
 
 
 def _starts(seq: list[str], part: tuple[str, ...]) -> Iterator[int]:

@@ -6,7 +6,11 @@ and summaries (`concepts.py`), never from the stored reason text, and (2) states
 a cue phrase of the label's family (`relations.py`) standing between the two mentions in the
 right order for its voice ("A causes B", "B is caused by A"); symmetric families need no order.
 A cue whose direction cannot be read from the window (both mentions on one side) counts as
-`undirected_credit`. A path is present only when every edge is.
+`undirected_credit`. Where no cue is found, the relation reader (`relation_reader.py`, fitted
+by `learn` on the graph's own edge reasons) reads the windows naming both concepts, and finds
+the edge when it reads the edge's own relation at `reader_threshold` or more against its rivals;
+where it cannot read (an abstention) the edge stays not found and the abstention is counted.
+A path is present only when every edge is.
 
 Thresholds (`concept_threshold`, `undirected_credit`, `window`) were chosen on the judge gold
 dev split by cross-validation over questions (`benchmarks/judge_validity.py`); the defaults
@@ -17,18 +21,23 @@ sentence matching (they are separate metrics from the path checklist).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 
 from pydantic import BaseModel
 
 from evaluation.judges.concepts import ConceptInfo, ConceptProfile, build_profiles
+from evaluation.judges.relation_reader import RelationReader, masked_span, relation_class
 from evaluation.judges.relations import QUALIFIERS, Cue, Relation, relation_for
 from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, tokens, windows, words
 from evaluation.models import EvalQuestion, Fact, JudgeResult, PathVerdict
-from evaluation.responders.tokens import split_sentences
+from evaluation.responders.responder.tokens import split_sentences
 
 DEFAULT_CONCEPT_THRESHOLD = 2.0
 DEFAULT_UNDIRECTED_CREDIT = 1.0
 DEFAULT_WINDOW = 1
+# The relation reader's share against its rivals above which it finds an edge the cue rules
+# missed: chosen by cross-validation by question on natural-dev (docs/judges.md).
+DEFAULT_READER_THRESHOLD = 0.7
 EDGE_THRESHOLD = 0.5
 _MENTION_MIN = 0.75  # a word at least this typical of a concept marks where it is mentioned
 _NEGATORS = {"not", "never", "no", "nor", "neither", "without", "n't", "hardly"}
@@ -39,6 +48,9 @@ class EdgeFinding(BaseModel):
     window: str | None = None
     cue: str | None = None
     direction: str | None = None  # "forward", "undetermined", "symmetric"
+    # the relation reader's masked spans of the windows naming both concepts (read afterwards)
+    spans: list[list[str]] = []
+    reader_score: float | None = None
 
 
 _ANAPHORS = {"it", "this", "they", "these", "that", "such", "the latter", "the former"}
@@ -152,16 +164,33 @@ class EdgeEvidenceJudge:
         *,
         faithfulness: bool = True,
         claim_threshold: float | None = None,
+        reader: RelationReader | None = None,
+        reader_threshold: float = DEFAULT_READER_THRESHOLD,
     ) -> None:
+        self.reader = reader
+        self.reader_threshold = reader_threshold
+        self.reader_abstentions = 0  # edges the reader could not read (counted, not "absent")
+        self.reader_reads = 0
         self.concept_threshold = concept_threshold
         self.undirected_credit = undirected_credit
         self.window = window
         self.faithfulness = faithfulness
         self.claim_threshold = claim_threshold
+        self._name()
+
+    def _name(self) -> None:
+        reader = f",reader>={self.reader_threshold:g}" if self.reader is not None else ""
         self.name = (
-            f"offline:edge-evidence(concept>={concept_threshold:g},"
-            f"undirected={undirected_credit:g},window={window})"
+            f"offline:edge-evidence(concept>={self.concept_threshold:g},"
+            f"undirected={self.undirected_credit:g},window={self.window}{reader})"
         )
+
+    def learn(self, questions: Iterable[EvalQuestion]) -> RelationReader:
+        """Fit the relation reader on the edge reasons of `questions` (the whole graph's, so
+        a verdict does not depend on which questions a run selects) and read with it."""
+        self.reader = RelationReader().fit(questions)
+        self._name()
+        return self.reader
 
     def prompt_names(self) -> list[str]:
         return []
@@ -171,9 +200,15 @@ class EdgeEvidenceJudge:
 
     # -- edges -------------------------------------------------------------------------------
     def edge_finding(
-        self, wins: list[_Window], a: ConceptProfile, b: ConceptProfile, rel: Relation
+        self,
+        wins: list[_Window],
+        a: ConceptProfile,
+        b: ConceptProfile,
+        rel: Relation,
+        profiles: Iterable[ConceptProfile] = (),
     ) -> EdgeFinding:
         best = EdgeFinding(score=0.0)
+        spans: list[list[str]] = []
         for w in wins:
             if a.score(w.stem_set, w.stems) < self.concept_threshold:
                 continue
@@ -188,6 +223,10 @@ class EdgeEvidenceJudge:
                 ]
                 if before:
                     (pa if min(before)[1] == "a" else pb).append(w.anaphor)
+            if self.reader is not None:
+                span = masked_span(w.stems, pa, pb, profiles)
+                if span is not None:
+                    spans.append(span)
             names = set(pa) | set(pb)
             for i, cue in _maximal_matches(w.stems, rel):
                 if _negated(w.stems, i) or names & set(range(i, i + len(cue.stems))):
@@ -205,6 +244,7 @@ class EdgeEvidenceJudge:
                     )
                     if score >= 1.0:
                         return best
+        best.spans = spans
         return best
 
     def path_verdicts(self, q: EvalQuestion, answer: str) -> list[PathVerdict]:
@@ -219,11 +259,15 @@ class EdgeEvidenceJudge:
                 key = (a, label, b)
                 if key not in cache:
                     rel = relation_for(label, q.relation_meanings.get(label))
-                    cache[key] = self.edge_finding(wins, profiles[a], profiles[b], rel)
+                    cache[key] = self.edge_finding(
+                        wins, profiles[a], profiles[b], rel, profiles.values()
+                    )
+                    self._read(q, cache[key], a, label, b)
                 f = cache[key]
                 ok = f.score >= EDGE_THRESHOLD
                 flags.append(ok)
-                notes.append(f"{label}: " + (f"'{f.cue}' ({f.direction})" if ok else "not found"))
+                missed = "reader abstained" if f.spans and f.reader_score is None else "not found"
+                notes.append(f"{label}: " + (f"'{f.cue}' ({f.direction})" if ok else missed))
                 # The answer sentence the edge was found in (the window's first), for the HTML
                 # report's highlighting; -1 where the edge was not found.
                 window = f.window or ""
@@ -241,6 +285,29 @@ class EdgeEvidenceJudge:
                 )
             )
         return verdicts
+
+    def _read(self, q: EvalQuestion, f: EdgeFinding, a: str, label: str, b: str) -> None:
+        """The reader's verdict on an edge the cue rules did not find, from the masked spans of
+        the windows naming both concepts: its own class against its reverse and the classes
+        of the sibling edges between the same concepts."""
+        if self.reader is None or f.score >= EDGE_THRESHOLD or not f.spans:
+            return
+        own = relation_class(label, q.relation_meanings.get(label))
+        rivals = {relation_class(label, q.relation_meanings.get(label), reverse=True)}
+        for p in q.paths:
+            for x, other, y in p.edges():
+                if (x, y) == (a, b) and other != label:
+                    rivals.add(relation_class(other, q.relation_meanings.get(other)))
+                elif (x, y) == (b, a):
+                    rivals.add(relation_class(other, q.relation_meanings.get(other), reverse=True))
+        score = self.reader.score(f.spans, own, rivals)
+        f.reader_score = score
+        if score is None:
+            self.reader_abstentions += 1
+            return
+        self.reader_reads += 1
+        if score >= self.reader_threshold:
+            f.score, f.cue, f.direction = 1.0, f"reader {score:.2f}", "read"
 
     def judge_sync(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult:
         return self.judge_batch([(q, answer, gt)])[0]

@@ -109,10 +109,12 @@ def validate_cmd(
     exists in several of the selected domains, the question whose valid paths carry the
     line's path names is taken, then the imported one (published gold refers to published
     questions); a line still ambiguous is an error asking for a `domain` field."""
+    from evaluation.runs.store.questions import load_questions
+
+    from evaluation.judges import EdgeEvidenceJudge
     from evaluation.judges.gold import file_hash, first_answers, load_gold
     from evaluation.judges.gold_kinds import GoldKind
     from evaluation.judges.validation import decide, store_validation, summarize, validation_table
-    from evaluation.runs.questions import load_questions
     from kg.cli.eval import _print_tables
 
     if fmt not in ("table", "json"):
@@ -137,6 +139,8 @@ def validate_cmd(
             votes=judge_votes,
             granularity=judge_granularity,
         )
+        if isinstance(j, EdgeEvidenceJudge):  # its relation reader learns the graph's reasons
+            j.learn(load_questions(store, skip_invalid=True)[0])
         decisions, errors = decide(j, items)
         if not decisions:
             fail(f"the judge failed on every gold answer: {'; '.join(errors[:3])}")

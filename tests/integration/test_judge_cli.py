@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from cli_runs import import_demo_sample, point_at, run
+from evaluation.runs.store.questions import load_questions
 from llm_server import PATHS_MARKER, scripted_path_verdicts
 from sklearn.metrics import cohen_kappa_score
 
 from evaluation.judges.base import shuffled_paths
 from evaluation.judges.gold import load_gold
 from evaluation.judges.validation import latest_validations
-from evaluation.runs.questions import load_questions
 
 pytestmark = pytest.mark.integration
 
@@ -58,8 +58,11 @@ def test_validate_offline_judge_reports_and_stores(kg, store):
     assert o["kappa"]["low"] <= o["kappa"]["mean"] <= o["kappa"]["high"]
     # the stored kappa is the one of the judge's own decisions, recomputed independently
     from evaluation.judges import EdgeEvidenceJudge
+    from evaluation.runs.questions import load_questions
 
     judge = EdgeEvidenceJudge(faithfulness=False)
+    judge.learn(load_questions(store, skip_invalid=True)[0])  # as validate: the graph's reasons
+    assert "reader" in judge.name
     verdicts: dict[str, dict[str, bool]] = {}
 
     def decide_present(g, p):

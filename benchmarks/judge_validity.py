@@ -57,8 +57,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 sys.path.insert(0, str(ROOT))
 
-from evaluation.runs.store.questions import load_questions  # noqa: E402
-
 from construction.perspectivebench.importer import import_perspectivebench  # noqa: E402
 from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge  # noqa: E402
 from evaluation.judges.calibration import cross_validate, folds_by_question  # noqa: E402
@@ -66,6 +64,7 @@ from evaluation.judges.gold import load_gold  # noqa: E402
 from evaluation.judges.relation_reader import RelationReader  # noqa: E402
 from evaluation.judges.validation import decide, group_stats, summarize  # noqa: E402
 from evaluation.reporting import CI  # noqa: E402
+from evaluation.runs.questions import load_questions  # noqa: E402
 from kg.embeddings import Embedder  # noqa: E402
 from kg.store import Store  # noqa: E402
 
@@ -120,8 +119,9 @@ def floors(questions: list) -> None:
     """Part 0: the offline baselines judged by the default judge (answers need no model)."""
     import asyncio
 
-    from evaluation.responders.responder.responder import OfflineResponder
     from evaluation.scoring.question_scores.metrics import path_scores
+
+    from evaluation.responders.responder import OfflineResponder
 
     judge = default_judge()
     print("\n0. sanity floors on the shared sample (default judge, offline responders)")

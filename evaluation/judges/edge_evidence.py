@@ -30,7 +30,7 @@ from evaluation.judges.relation_reader import RelationReader, masked_span, relat
 from evaluation.judges.relations import QUALIFIERS, Cue, Relation, relation_for
 from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, tokens, windows, words
 from evaluation.models import EvalQuestion, Fact, JudgeResult, PathVerdict
-from evaluation.responders.responder.tokens import split_sentences
+from evaluation.responders.tokens import split_sentences
 
 DEFAULT_CONCEPT_THRESHOLD = 2.0
 DEFAULT_UNDIRECTED_CREDIT = 1.0

@@ -21,13 +21,13 @@ from evaluation.judges.votes import SelfAgreement
 from evaluation.models import AnswerResult, AnswerVariant, EvalQuestion, Fact, QuestionResult
 from evaluation.profiles import decoders, formulations
 from evaluation.profiles.perturbations import CONTEXT_PROMPTS, Perturbation, build_perturbations
-from evaluation.responders.responder.contexts import ContextOptions, build_contexts, ground_truth
-from evaluation.responders.responder.prompting import prompt_hashes
-from evaluation.responders.responder.responder import Responder, make_responder
-from evaluation.runs.store import history as run_history
-from evaluation.runs.store import store as runs
-from evaluation.runs.store.questions import EvalInputError, load_questions
-from evaluation.runs.store.spec import RunSpec
+from evaluation.responders.contexts import ContextOptions, build_contexts, ground_truth
+from evaluation.responders.prompting import prompt_hashes
+from evaluation.responders.responder import Responder, make_responder
+from evaluation.runs import history as run_history
+from evaluation.runs import store as runs
+from evaluation.runs.questions import EvalInputError, load_questions
+from evaluation.runs.spec import RunSpec
 from kg import __version__, leases
 from kg.errors import Interrupted
 from kg.ids import answer_uid

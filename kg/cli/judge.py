@@ -109,12 +109,11 @@ def validate_cmd(
     exists in several of the selected domains, the question whose valid paths carry the
     line's path names is taken, then the imported one (published gold refers to published
     questions); a line still ambiguous is an error asking for a `domain` field."""
-    from evaluation.runs.store.questions import load_questions
-
     from evaluation.judges import EdgeEvidenceJudge
     from evaluation.judges.gold import file_hash, first_answers, load_gold
     from evaluation.judges.gold_kinds import GoldKind
     from evaluation.judges.validation import decide, store_validation, summarize, validation_table
+    from evaluation.runs.questions import load_questions
     from kg.cli.eval import _print_tables
 
     if fmt not in ("table", "json"):

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from cli_runs import import_demo_sample, point_at, run
-from evaluation.runs.store.questions import load_questions
 from llm_server import PATHS_MARKER, scripted_path_verdicts
 from sklearn.metrics import cohen_kappa_score
 
 from evaluation.judges.base import shuffled_paths
 from evaluation.judges.gold import load_gold
 from evaluation.judges.validation import latest_validations
+from evaluation.runs.questions import load_questions
 
 pytestmark = pytest.mark.integration
 

@@ -15,6 +15,7 @@ from evaluation.judges.votes import SelfAgreement
 from evaluation.paper_tables import Layout, PaperTable, build_table, result_of
 from evaluation.questions import EvalInputError
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
+from evaluation.reporting.endpoints import endpoints_table
 from evaluation.scoring import QuestionScore, run_scores
 from kg.store import Store
 from kg.themes import question_themes
@@ -151,6 +152,8 @@ def build_report(
             out_dir,
             formats,
         )
+        if run.get("endpoints"):
+            write(report, f"{rid}_endpoints", endpoints_table(run, label), out_dir, formats)
         if rid in sampled:
             k = top_k_percent if top_k_percent is not None else DEFAULT_TOP_K
             write(

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from construction.pipeline import STAGES as STAGE_NAMES
 from kg.cli.console import console, err_console, fail, open_store
+from kg.cli.fleet_options import base_url_option, fleet_option
 
 SUMMARY_ROWS = [
     ("chunks", "chunks"),
@@ -112,7 +113,8 @@ def register(app: typer.Typer) -> None:
         model: str | None = typer.Option(
             None, help="builder model (provider/name); offline heuristics when omitted"
         ),
-        base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint"),
+        base_url: list[str] = base_url_option(),
+        fleet: Path | None = fleet_option(),
         api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the key"),
         no_cache: bool = typer.Option(False, "--no-cache", help="bypass the response cache"),
         from_stage: str | None = typer.Option(None, help="rerun from this stage on"),
@@ -246,6 +248,7 @@ def register(app: typer.Typer) -> None:
                     model,
                     role="builder",
                     base_url=base_url,
+                    fleet=fleet,
                     api_key_env=api_key_env,
                     no_cache=no_cache,
                     concurrency=concurrency,

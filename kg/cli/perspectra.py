@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from kg.cli.console import console, fail, open_store
+from kg.cli.fleet_options import base_url_option, fleet_option
 
 if TYPE_CHECKING:
     from construction.perspectra.rows import ImportRows
@@ -142,7 +143,8 @@ def match(
 @app.command()
 def expand(
     model: str = typer.Option(..., help="provider/model or bare name (OpenAI-compatible)"),
-    base_url: str = typer.Option(None, help="e.g. http://localhost:8000/v1"),
+    base_url: list[str] = base_url_option("e.g. http://localhost:8000/v1"),
+    fleet: Path = fleet_option(),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the API key"),
     topic: str = typer.Option(None, help="Only this topic (exact text)"),
     limit: int = typer.Option(None, help="At most this many expansions this time"),
@@ -158,6 +160,7 @@ def expand(
             model,
             role="builder",
             base_url=base_url,
+            fleet=fleet,
             api_key_env=api_key_env,
             concurrency=concurrency,
             no_cache=no_cache,
@@ -253,7 +256,8 @@ def evaluate(
         "--build",
         help="Task set id (one task; default: the task's only task set)",
     ),
-    base_url: str = typer.Option(None),
+    base_url: list[str] = base_url_option(),
+    fleet: Path = fleet_option(),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     limit: int = typer.Option(None, help="Only the first N items"),
     concurrency: int = typer.Option(8),
@@ -270,6 +274,7 @@ def evaluate(
             model,
             role="responder",
             base_url=base_url,
+            fleet=fleet,
             api_key_env=api_key_env,
             concurrency=concurrency,
             no_cache=no_cache,

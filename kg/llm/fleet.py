@@ -167,3 +167,26 @@ class EndpointPool:
 
     def stats(self) -> list[dict[str, Any]]:
         return [s.stats() for s in self.states]
+
+
+def fleet_stats(clients: list[Any]) -> list[dict[str, Any]]:
+    """Per endpoint of every fleet among `clients` (LLMClient), with its role: what a run
+    record keeps and a report shows. Empty when no client has a fleet."""
+    return [
+        {"role": c.config.role, "model": c.config.model, **row}
+        for c in clients
+        for row in c.endpoint_stats()
+    ]
+
+
+def stats_line(row: dict[str, Any]) -> str:
+    """One endpoint's figures in a line (the CLI's run summary, the text report)."""
+
+    def ms(v: float | None) -> str:
+        return "-" if v is None else f"{v * 1000:.0f} ms"
+
+    return (
+        f"{row['role']} endpoint {row['base_url']}: {row['calls']} request(s), "
+        f"{row['answered']} answered, {row['errors']} error(s), {row['cooldowns']} "
+        f"cooldown(s); latency p50 {ms(row['latency_p50_s'])}, p95 {ms(row['latency_p95_s'])}"
+    )

@@ -1,14 +1,16 @@
 """Throughput of a fleet of endpoints: 2 servers against 1, side by side in one run. Prints figures.
 
-    python benchmarks/fleet.py [--requests 400] [--latency 0.1] [--slots 4] [--rounds 3]
+    python benchmarks/fleet.py [--requests 240] [--latency 0.2] [--slots 4] [--rounds 3]
 
 Each endpoint is the scripted test server (tests/llm_server.py) in a process of its own,
 serving at most `--slots` requests at once with `--latency` seconds each (a model server with
 N slots): one endpoint answers at most slots / latency requests per second. The client is the
 product's (kg.llm.LLMClient) with a fleet of one endpoint, then of two, each capped at
 `--slots` in flight; rounds alternate 1 and 2 so that both see the same machine load. Target:
-2 endpoints >= 1.8x the throughput of 1. A third round set adds a dead endpoint beside the two
-live ones: every answer must arrive.
+2 endpoints >= 1.8x the throughput of 1 (the median of the rounds' ratios). Then a dead
+endpoint beside the two live ones: every answer must arrive. The latency is long enough that
+the client's and servers' CPU (a few ms per request) stays small on a busy 2-core machine:
+the figures measure the endpoints, not the scheduler.
 """
 
 from __future__ import annotations
@@ -75,8 +77,8 @@ def measure(urls: list[str], n: int, slots: int) -> tuple[float, int, list[dict]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--requests", type=int, default=400)
-    ap.add_argument("--latency", type=float, default=0.1)
+    ap.add_argument("--requests", type=int, default=240)
+    ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--slots", type=int, default=4, help="requests each server serves at once")
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
@@ -91,21 +93,23 @@ def main() -> None:
         )
         one: list[float] = []
         two: list[float] = []
+        ratios: list[float] = []
         for r in range(args.rounds):
             rate1, got1, _ = measure([a], args.requests, args.slots)
             rate2, got2, stats2 = measure([a, b], args.requests, args.slots)
             one.append(rate1)
             two.append(rate2)
+            ratios.append(rate2 / rate1)
             split = "/".join(str(s["answered"]) for s in stats2)
             print(
                 f"round {r + 1}: 1 endpoint {rate1:6.1f} req/s ({got1} answers), "
                 f"2 endpoints {rate2:6.1f} req/s ({got2} answers, split {split}), "
                 f"ratio {rate2 / rate1:.2f}"
             )
-        m1, m2 = statistics.median(one), statistics.median(two)
+        m1, m2, mr = statistics.median(one), statistics.median(two), statistics.median(ratios)
         print(
-            f"median: 1 endpoint {m1:.1f} req/s, 2 endpoints {m2:.1f} req/s: "
-            f"ratio {m2 / m1:.2f} (target >= 1.8) {'OK' if m2 / m1 >= 1.8 else 'MISSED'}"
+            f"median: 1 endpoint {m1:.1f} req/s, 2 endpoints {m2:.1f} req/s; median ratio "
+            f"{mr:.2f} (target >= 1.8) {'OK' if mr >= 1.8 else 'MISSED'}"
         )
         dead = dead_url()
         rate3, got3, stats3 = measure([dead, a, b], args.requests, args.slots)

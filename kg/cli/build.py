@@ -254,6 +254,8 @@ def register(app: typer.Typer) -> None:
                     concurrency=concurrency,
                 )
             )
+            if llm is not None and llm.client.config.endpoints:  # a fleet: items for every slot
+                cfg = cfg.model_copy(update={"concurrency": llm.client.config.in_flight})
         with (
             open_store() as store,
             Progress(

@@ -582,7 +582,7 @@ class LLMClient:
                 if ep is not None and pool is not None:
                     await pool.release(
                         ep,
-                        error=f"{type(exc).__name__}: {exc}",
+                        error=_failure(exc),
                         cool=fault,
                         wait_s=_retry_after(exc, c.retry_after_max_s)
                         if isinstance(exc, Exception)
@@ -686,6 +686,13 @@ def _connection_lost(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return not isinstance(exc, openai.APITimeoutError)
+
+
+def _failure(exc: BaseException) -> str:
+    """A fleet endpoint's failure in words (aiohttp reports a refused connection as a
+    connect timeout: said as what it is)."""
+    text = f"{type(exc).__name__}: {exc}"
+    return f"no connection ({text})" if _connection_lost(exc) else text
 
 
 def _token_logprobs(choice: Any) -> list[float] | None:

@@ -554,13 +554,13 @@ class LLMClient:
         tries = (c.max_retries + 1) * (len(pool.states) if pool is not None else 1)
         for attempt in range(tries):
             last = attempt == tries - 1
-            record.attempts += 1
             try:
                 ep = await pool.acquire(c.max_retries + 1) if pool is not None else None
             except FleetDown as down:
                 raise ServerUnreachable(
                     self._redact(f"{c.role} model {c.model_name}: {down}")
                 ) from None
+            record.attempts += 1
             url = ep.url if ep is not None else c.resolved_base_url
             sent_at = time.perf_counter()
             try:
@@ -574,9 +574,6 @@ class LLMClient:
                     body={"model": c.model_name, "messages": messages, **params},
                 )
                 text = answer_text(resp)  # empty, choice-less or non-JSON: NotAnAnswer
-                if ep is not None and pool is not None:
-                    await pool.release(ep, latency_s=time.perf_counter() - sent_at)
-                break
             except BaseException as exc:
                 fault = _endpoint_fault(exc)
                 if ep is not None and pool is not None:
@@ -614,7 +611,7 @@ class LLMClient:
                     # The endpoint is cooling down: the request goes to another one, now
                     # when one is free, else when a cooldown ends (the pool waits).
                     continue
-                gone = self._server_gone(exc)
+                gone = self._server_gone(exc) if ep is None else None  # a fleet: cooled down
                 if gone or not _retryable(exc) or last:
                     unreachable = gone or _connection_lost(exc)
                     kind = ServerUnreachable if unreachable else LLMCallError
@@ -633,6 +630,10 @@ class LLMClient:
                     else random.uniform(0, backoff)
                 )  # full jitter
                 await asyncio.sleep(delay)
+            else:  # answered (outside the `try`: the slot is given back exactly once)
+                if ep is not None and pool is not None:
+                    await pool.release(ep, latency_s=time.perf_counter() - sent_at)
+                break
         choice = resp["choices"][0]  # answer_text checked that it is there
         finish = choice.get("finish_reason") if isinstance(choice, dict) else None
         record.truncated = record.truncated or finish == "length"

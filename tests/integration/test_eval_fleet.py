@@ -13,6 +13,7 @@ from llm_server import LLMTestServer, add_eval_model
 from typer.testing import CliRunner
 
 from evaluation.report import build_report
+from evaluation.reporting.html_report import eval_payload
 from evaluation.runs import get_run
 from kg.cli.main import app
 from kg.llm import LLMClient, LLMConfig, LLMRequest
@@ -66,6 +67,9 @@ def test_eval_run_on_a_fleet_file_with_a_dead_endpoint(bench, tmp_path, monkeypa
     report = build_report(bench, ["fleet-run"], plots=False)
     table = report.tables["fleet-run_endpoints"]
     assert len(table.rows) == 6 and "| judge |" in table.to_markdown()
+    page = eval_payload(bench, ["fleet-run"], plots=False)  # the HTML report's data
+    shown = [t for t in page["tables"] if t["kind"] == "endpoints"]
+    assert len(shown) == 1 and shown[0]["group"] == "fleet-run" and len(shown[0]["rows"]) == 6
     stored = json.dumps(bench.run_text("MATCH (r:Run) RETURN properties(r) AS p"), default=str)
     assert SECRET not in stored and "FLEET_B_KEY" in stored
 

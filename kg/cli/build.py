@@ -256,6 +256,8 @@ def register(app: typer.Typer) -> None:
             )
             if llm is not None and llm.client.config.endpoints:  # a fleet: items for every slot
                 cfg = cfg.model_copy(update={"concurrency": llm.client.config.in_flight})
+        from kg.llm.fleet import fleet_stats, stats_line
+
         with (
             open_store() as store,
             Progress(
@@ -298,6 +300,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             body = result.model_dump()
             body["validation"] = report.model_dump() if report else None
+            body["endpoints"] = fleet_stats([llm.client]) if llm is not None else []
             console.print_json(json.dumps(body))
         else:
             console.print(_stage_table(result))
@@ -306,6 +309,8 @@ def register(app: typer.Typer) -> None:
                 for note in s["notes"]:
                     style = "bold yellow" if note.startswith("WARNING") else "dim"
                     console.print(f"[{style}]{s['stage']}: {note}[/]", highlight=False)
+            for row in fleet_stats([llm.client]) if llm is not None else []:
+                console.print(f"  {stats_line(row)}", highlight=False)  # a fleet, per endpoint
             if report is not None:
                 from kg.cli.validate import print_report
 

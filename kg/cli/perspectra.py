@@ -180,6 +180,7 @@ def expand(
     )
     for e in r.errors[:3]:
         console.print(f"[yellow]failed:[/] {e}")
+    _print_endpoints(client)
     if r.failed or r.empty:
         console.print("Run the same command again to retry the missing slots.")
 
@@ -291,6 +292,15 @@ def evaluate(
                 f"{out.resumed}, failed calls {out.failed}"
             )
             _print_scores(f"{t} {model}", out.scores.summary)
+    _print_endpoints(client)
+
+
+def _print_endpoints(client) -> None:
+    """A fleet: what each endpoint did (nothing for one endpoint)."""
+    from kg.llm.fleet import fleet_stats, stats_line
+
+    for row in fleet_stats([client]):
+        console.print(f"  {stats_line(row)}", highlight=False)
 
 
 @app.command()

@@ -174,7 +174,9 @@ class LLMClient:
         self.local = local_model_spec(config.model) is not None
         if self.local:  # `local/<model>`: the local server, started when it is not running
             config = local_config(config)
-            if not config.endpoints:  # a fleet's endpoints each have their own cap
+            if config.endpoints:  # a fleet of local servers: each takes what its slots take
+                config = _local_fleet_caps(config)
+            else:
                 shared_limit = shared_limit or limit(config)
         self.config = config
         self.shared_limit = shared_limit
@@ -552,10 +554,11 @@ class LLMClient:
         # A fleet may spend a request's retries on each endpoint (one dead endpoint costs no
         # answer); the request itself is counted once, in `record`.
         tries = (c.max_retries + 1) * (len(pool.states) if pool is not None else 1)
+        failed_at: EndpointState | None = None  # a fleet: where the last try failed
         for attempt in range(tries):
             last = attempt == tries - 1
             try:
-                ep = await pool.acquire(c.max_retries + 1) if pool is not None else None
+                ep = await pool.acquire(c.max_retries + 1, failed_at) if pool else None
             except FleetDown as down:
                 raise ServerUnreachable(
                     self._redact(f"{c.role} model {c.model_name}: {down}")
@@ -576,6 +579,7 @@ class LLMClient:
                 text = answer_text(resp)  # empty, choice-less or non-JSON: NotAnAnswer
             except BaseException as exc:
                 fault = _endpoint_fault(exc)
+                failed_at = ep
                 if ep is not None and pool is not None:
                     await pool.release(
                         ep,
@@ -669,6 +673,25 @@ class LLMClient:
                 "`kg llm status` shows why, `kg llm up` starts it again"
             )
         return None
+
+
+def _local_fleet_caps(config: LLMConfig) -> LLMConfig:
+    """A fleet of `kg llm up` servers: an endpoint without `max_in_flight` takes as many
+    requests as its server has slots (more would wait in its queue and run into timeouts)."""
+    from urllib.parse import urlsplit
+
+    from kg.llm.local import get_local_settings, server
+
+    def slots(url: str) -> int:
+        settings = get_local_settings(port=urlsplit(url).port)
+        info = server.status(settings).info
+        return info.parallel if info is not None else settings.parallel
+
+    endpoints = [
+        e if e.max_in_flight else e.model_copy(update={"max_in_flight": slots(e.base_url)})
+        for e in config.endpoints
+    ]
+    return config.model_copy(update={"endpoints": endpoints})
 
 
 # Transport errors that mean "nobody answers at that address" (the openai package reports a

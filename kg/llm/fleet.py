@@ -98,15 +98,19 @@ class EndpointPool:
             s.api, s.in_flight = None, 0
         return True
 
-    def _pick(self, now: float) -> EndpointState | None:
+    def _pick(self, now: float, avoid: EndpointState | None) -> EndpointState | None:
         free = [s for s in self.states if s.usable(now)]
         if not free:
             return None
-        return min(free, key=lambda s: (s.in_flight, -s.endpoint.weight))
+        # a retry goes elsewhere when it can (`avoid`: where the request just failed)
+        return min(free, key=lambda s: (s is avoid, s.in_flight, -s.endpoint.weight))
 
-    async def acquire(self, give_up_after: int) -> EndpointState:
-        """A slot on the least busy usable endpoint (waits for one to free or cool down);
-        `FleetDown` once every endpoint has failed `give_up_after` requests in a row."""
+    async def acquire(
+        self, give_up_after: int, avoid: EndpointState | None = None
+    ) -> EndpointState:
+        """A slot on the least busy usable endpoint, other than `avoid` when another is
+        usable (waits for one to free or cool down); `FleetDown` once every endpoint has failed
+        `give_up_after` requests in a row."""
         assert self._changed is not None, "bind() the pool to the running loop first"
         async with self._changed:
             while True:
@@ -117,7 +121,7 @@ class EndpointPool:
                         + "; ".join(f"{s.url}: {s.last_error}" for s in self.states)
                     )
                 now = time.monotonic()
-                chosen = self._pick(now)
+                chosen = self._pick(now, avoid)
                 if chosen is not None:
                     chosen.in_flight += 1
                     chosen.calls += 1

@@ -96,7 +96,6 @@ def test_two_real_local_model_servers_and_a_dead_one(local_llm):
             role="responder",
             cache=False,
             max_tokens=8,
-            concurrency=1,
             backoff_base_s=0.05,
             endpoints=[
                 Endpoint(base_url=urls[0]),
@@ -105,6 +104,8 @@ def test_two_real_local_model_servers_and_a_dead_one(local_llm):
             ],
         )
         client = LLMClient(cfg)
+        # each server's one slot is its cap (not --concurrency); the dead one: the default
+        assert [e.max_in_flight for e in client.config.endpoints] == [1, 1, 1]
         reqs = [
             LLMRequest(messages=[{"role": "user", "content": f"Say a word about number {i}."}])
             for i in range(6)

@@ -213,3 +213,28 @@ def test_fleet_file_errors_name_file_line_and_field(tmp_path: Path, text: str, w
         load_fleet(path)
     assert f"{path}{where}" in str(err.value)
     assert "sk-" not in str(err.value)  # a key written by mistake is not echoed
+
+
+def test_refused_key_and_retry_after_send_requests_elsewhere(two_servers):
+    a, b = two_servers
+    a.reset()
+    a.add_rule(status=401, times=1)  # a key this endpoint refuses: its failure, not the request's
+    a.add_rule(status=429, headers={"Retry-After": "30"}, times=1)
+    a.add_rule(reply=lambda body: "A")
+    client = LLMClient(_fleet(a.base_url, b.base_url))
+    assert client.pool is not None
+    client.pool.cooldown_base_s = 0.0  # the 401's cooldown ends at once; the 429's does not
+
+    async def go() -> list[str]:
+        return [
+            (await client.complete([{"role": "user", "content": f"r{i}"}])).text for i in range(4)
+        ]
+
+    texts = client.run_sync(go)
+    # r0: 401 at A, answered by B; r1: A again (tie, first), 429, answered by B; then A waits
+    # out its Retry-After (30 s) and B answers the rest
+    assert texts == ["B:r0", "B:r1", "B:r2", "B:r3"]
+    stats = {s["base_url"]: s for s in client.endpoint_stats()}
+    assert (stats[a.base_url]["errors"], stats[a.base_url]["cooldowns"]) == (2, 2)
+    assert stats[a.base_url]["answered"] == 0 and "429" in stats[a.base_url]["last_error"]
+    assert [r.attempts for r in client.ledger.records] == [2, 2, 1, 1]

@@ -1,6 +1,6 @@
 """Throughput of a fleet of endpoints: 2 servers against 1, side by side in one run. Prints figures.
 
-    python benchmarks/fleet.py [--requests 240] [--latency 0.2] [--slots 4] [--rounds 3]
+    python benchmarks/fleet.py [--requests 160] [--latency 0.5] [--slots 4] [--rounds 3]
 
 Each endpoint is the scripted test server (tests/llm_server.py) in a process of its own,
 serving at most `--slots` requests at once with `--latency` seconds each (a model server with
@@ -77,8 +77,8 @@ def measure(urls: list[str], n: int, slots: int) -> tuple[float, int, list[dict]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--requests", type=int, default=240)
-    ap.add_argument("--latency", type=float, default=0.2)
+    ap.add_argument("--requests", type=int, default=160)
+    ap.add_argument("--latency", type=float, default=0.5)
     ap.add_argument("--slots", type=int, default=4, help="requests each server serves at once")
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()

@@ -115,7 +115,16 @@ class RunRecord(BaseModel):
 
 # Neo4j properties cannot hold maps: these fields are stored as JSON text (read back by
 # `RunRecord.from_node`).
-JSON_FIELDS = ("roles", "prompt_hashes", "config", "identity", "errors", "summary", "metrics")
+JSON_FIELDS = (
+    "roles",
+    "prompt_hashes",
+    "config",
+    "identity",
+    "errors",
+    "summary",
+    "metrics",
+    "endpoints",  # a fleet's per-endpoint figures (kg.llm.fleet)
+)
 
 
 def _is_map_like(value: Any) -> bool:

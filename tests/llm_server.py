@@ -18,7 +18,9 @@ on the request body, or None (anything). A rule with `times=N` applies N times, 
 callable(body) returning either. `raw` replaces the whole HTTP body (a broken response). A
 request matching no rule gets 404. With `supports_json_schema=False` a request carrying a
 JSON-schema `response_format` gets 400, like servers without structured output. `latency` is
-added to every request. Usage is word counts unless the rule says `usage=False`. A rule with
+added to every request; with `max_in_flight=N` at most N requests are served at once (the
+others queue, like a model server with N slots), so `latency` bounds throughput. Usage is word
+counts unless the rule says `usage=False`. A rule with
 `logprobs=[...]` (or a callable(body) returning a list) returns them as the reply's token
 log-probabilities when the request asks for logprobs.
 """
@@ -91,10 +93,16 @@ def _words(text: str) -> int:
 
 class LLMTestServer:
     def __init__(
-        self, latency: float = 0.0, supports_json_schema: bool = True, port: int = 0
+        self,
+        latency: float = 0.0,
+        supports_json_schema: bool = True,
+        port: int = 0,
+        max_in_flight: int | None = None,
     ) -> None:
         """`port=0` picks a free port; a fixed one lets a test restart "the same" server."""
         self.latency = latency
+        self.max_in_flight = max_in_flight
+        self._slots: asyncio.Semaphore | None = None  # made on the server's loop
         self._want_port = port
         self.supports_json_schema = supports_json_schema
         self.rules: list[Rule] = []
@@ -116,6 +124,8 @@ class LLMTestServer:
 
         def serve() -> None:
             asyncio.set_event_loop(self._loop)
+            if self.max_in_flight is not None:
+                self._slots = asyncio.Semaphore(self.max_in_flight)
             self._server = self._loop.run_until_complete(
                 asyncio.start_server(
                     self._connection, "127.0.0.1", self._want_port, backlog=512, reuse_address=True
@@ -261,7 +271,10 @@ class LLMTestServer:
                     else:
                         out = self.handle(path, body, headers)
                 status, out_headers, payload, delay = out
-                if delay > 0:
+                if self._slots is not None:
+                    async with self._slots:  # one of N slots "generates" this reply
+                        await asyncio.sleep(delay)
+                elif delay > 0:
                     await asyncio.sleep(delay)
                 while not self._open.is_set():
                     await asyncio.sleep(0.05)
@@ -454,6 +467,7 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--max-in-flight", type=int, default=None, help="requests served at once")
     ap.add_argument("--eval-model", action="store_true", help="add the scripted eval rules")
     ap.add_argument("--port", type=int, default=0, help="fixed port (default: a free one)")
     ap.add_argument("--reply", help="answer every request with this text")
@@ -463,7 +477,9 @@ def main() -> None:
         help="serve until killed (a stand-in for a model server process)",
     )
     args, _ = ap.parse_known_args()
-    server = LLMTestServer(latency=args.latency, port=args.port).start()
+    server = LLMTestServer(
+        latency=args.latency, port=args.port, max_in_flight=args.max_in_flight
+    ).start()
     if args.eval_model:
         add_eval_model(server)
     if args.reply:

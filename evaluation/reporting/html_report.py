@@ -310,6 +310,9 @@ def eval_payload(
         for kind in ("hop", "domain", "theme"):
             name = f"{rid}_by_{kind}"
             tables.append(table_payload(name, report.tables[name], rid, kind))
+        if f"{rid}_endpoints" in report.tables:  # a fleet served the run
+            name = f"{rid}_endpoints"
+            tables.append(table_payload(name, report.tables[name], rid, "endpoints"))
     rids = list(report.runs)
     for a, b in zip(rids, rids[1:], strict=False):
         cmp = (

@@ -12,6 +12,7 @@ from evaluation.judges.votes import SelfAgreement
 from evaluation.profiles.consistency import consistency_tables
 from evaluation.profiles.frs import DEFAULT_TOP_K, check_top_k, frs_compare, frs_table
 from evaluation.reporting import Table, agreement, export_table, paired_bootstrap
+from evaluation.reporting.endpoints import endpoints_table
 from evaluation.reporting.paper_tables import Layout, PaperTable, build_table, result_of
 from evaluation.runs.questions import EvalInputError
 from evaluation.scoring.aggregate import DIGITS, METRICS, by_field, by_hop, by_theme
@@ -151,6 +152,8 @@ def build_report(
             out_dir,
             formats,
         )
+        if run.get("endpoints"):
+            write(report, f"{rid}_endpoints", endpoints_table(run, label), out_dir, formats)
         if rid in sampled:
             k = top_k_percent if top_k_percent is not None else DEFAULT_TOP_K
             write(

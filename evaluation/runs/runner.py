@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 import openai
 from pydantic import BaseModel, Field
@@ -24,10 +25,10 @@ from evaluation.profiles.perturbations import CONTEXT_PROMPTS, Perturbation, bui
 from evaluation.responders.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.responders.prompting import prompt_hashes
 from evaluation.responders.responder import Responder, make_responder
-from evaluation.runs import history as run_history
-from evaluation.runs import store as runs
 from evaluation.runs.questions import EvalInputError, load_questions
 from evaluation.runs.spec import RunSpec
+from evaluation.runs import history as run_history
+from evaluation.runs import store as runs
 from kg import __version__, leases
 from kg.errors import Interrupted
 from kg.ids import answer_uid
@@ -39,6 +40,7 @@ from kg.llm import (
     StructuredOutputError,
     ledger_file,
 )
+from kg.llm.fleet import fleet_stats
 from kg.processes import stop_signal_name
 from kg.runs import RunStatus
 from kg.store import Store, StoreError
@@ -66,6 +68,7 @@ class RunSummary(BaseModel):
     judge_self_agreement: SelfAgreement | None = None  # a voting LLM judge, whole run
     elapsed_s: float = 0.0
     setup_s: float = 0.0  # reading questions, building contexts, opening the run
+    endpoints: list[dict[str, Any]] = Field(default_factory=list)  # a fleet's, per endpoint
 
 
 def make_judge(spec: RunSpec, client: LLMClient | None) -> Judge:
@@ -489,8 +492,8 @@ def _execute_leased(
                         items.append((q, contexts.get(q.uid, []), gts[q.uid], None, variant))
     clients = [c for c in (r_client, j_client) if c is not None]
     workers = spec.workers or (
-        (r_client.config.concurrency if r_client else 4)
-        + (j_client.config.concurrency if j_client else 0)
+        (r_client.config.in_flight if r_client else 4)
+        + (j_client.config.in_flight if j_client else 0)
     )
     pipe = _Pipeline(store, run_id, judge, responder, clients, spec, progress, len(items))
     pipe.lease = lease
@@ -542,6 +545,7 @@ def _execute_leased(
         judge_self_agreement=agreement,
         elapsed_s=time.perf_counter() - started,
         setup_s=setup_s,
+        endpoints=fleet_stats(clients),
     )
 
 
@@ -565,7 +569,7 @@ def _close(
         if spec.judge == "llm" and spec.judge_votes > 1
         else None
     )
-    runs.finish_run(store, run_id, status, errors, failed, agreement)
+    runs.finish_run(store, run_id, status, errors, failed, agreement, fleet_stats(pipe.clients))
     run_history.record_session(
         store,
         run_id,

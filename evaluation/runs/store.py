@@ -57,8 +57,12 @@ def finish_run(
     errors: list[str],
     failed: int,
     self_agreement: SelfAgreement | None = None,
+    endpoints: list[dict[str, Any]] | None = None,
 ) -> dict:
+    """`endpoints`: the session's per-endpoint figures of a fleet (kg.llm.fleet.fleet_stats)."""
     props: dict[str, Any] = {"errors": errors[:50], "failed": failed}
+    if endpoints:
+        props["endpoints"] = endpoints
     if self_agreement is not None:
         props["judge_self_agreement"] = self_agreement.model_dump_json()
     return kg_runs.finish_run(store, uid, status, props)

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from construction.pipeline import STAGES as STAGE_NAMES
 from kg.cli.console import console, err_console, fail, open_store
+from kg.cli.fleet_options import base_url_option, fleet_option
 
 SUMMARY_ROWS = [
     ("chunks", "chunks"),
@@ -112,7 +113,8 @@ def register(app: typer.Typer) -> None:
         model: str | None = typer.Option(
             None, help="builder model (provider/name); offline heuristics when omitted"
         ),
-        base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint"),
+        base_url: list[str] = base_url_option(),
+        fleet: Path | None = fleet_option(),
         api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the key"),
         no_cache: bool = typer.Option(False, "--no-cache", help="bypass the response cache"),
         from_stage: str | None = typer.Option(None, help="rerun from this stage on"),
@@ -246,11 +248,16 @@ def register(app: typer.Typer) -> None:
                     model,
                     role="builder",
                     base_url=base_url,
+                    fleet=fleet,
                     api_key_env=api_key_env,
                     no_cache=no_cache,
                     concurrency=concurrency,
                 )
             )
+            if llm is not None and llm.client.config.endpoints:  # a fleet: items for every slot
+                cfg = cfg.model_copy(update={"concurrency": llm.client.config.in_flight})
+        from kg.llm.fleet import fleet_stats, stats_line
+
         with (
             open_store() as store,
             Progress(
@@ -293,6 +300,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             body = result.model_dump()
             body["validation"] = report.model_dump() if report else None
+            body["endpoints"] = fleet_stats([llm.client]) if llm is not None else []
             console.print_json(json.dumps(body))
         else:
             console.print(_stage_table(result))
@@ -301,6 +309,8 @@ def register(app: typer.Typer) -> None:
                 for note in s["notes"]:
                     style = "bold yellow" if note.startswith("WARNING") else "dim"
                     console.print(f"[{style}]{s['stage']}: {note}[/]", highlight=False)
+            for row in fleet_stats([llm.client]) if llm is not None else []:
+                console.print(f"  {stats_line(row)}", highlight=False)  # a fleet, per endpoint
             if report is not None:
                 from kg.cli.validate import print_report
 

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import typer
 
 from kg.cli.console import console, fail, open_store
+from kg.cli.fleet_options import base_url_option, fleet_option
 from kg.cli.judge_options import (
     check_judge_options,
     judge_granularity_option,
@@ -80,6 +81,10 @@ def _execute(spec) -> None:
         )
     if summary.judge_self_agreement is not None:
         console.print(f"  {summary.judge_self_agreement.line()}", highlight=False)
+    from kg.llm.fleet import stats_line
+
+    for row in summary.endpoints:  # a fleet: what each endpoint did
+        console.print(f"  {stats_line(row)}", highlight=False)
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")
@@ -93,13 +98,19 @@ def run_cmd(
         "llm", help="llm (needs --model) or an offline baseline: cover-all, target-only, empty"
     ),
     model: str = typer.Option(None, help="responder model, e.g. openai/gpt-4o"),
-    base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the responder"),
+    base_url: list[str] = base_url_option("OpenAI-compatible endpoint of the responder"),
+    fleet: Path = fleet_option(),
     judge: str = typer.Option(
         "edge-evidence",
         help="offline judge 'edge-evidence' (default), "
         "'embedding' (baseline) or a judge model such as openai/gpt-4o",
     ),
-    judge_base_url: str = typer.Option(None, help="endpoint of the judge (default: --base-url)"),
+    judge_base_url: list[str] = base_url_option(
+        "endpoint of the judge (default: --base-url)", "--judge-base-url"
+    ),
+    judge_fleet: Path = fleet_option(
+        "fleet file of the judge (default: --fleet, when no --judge-base-url)", "--judge-fleet"
+    ),
     judge_votes: int = judge_votes_option(),
     judge_granularity: str = judge_granularity_option(),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the responder key"),
@@ -190,6 +201,7 @@ def run_cmd(
         r_llm = llm_config(
             model,
             base_url=base_url,
+            fleet=fleet,
             role="responder",
             api_key_env=api_key_env,
             temperature=temperature,
@@ -201,9 +213,11 @@ def run_cmd(
         fail(f"unknown responder {responder!r}: llm, {', '.join(OFFLINE_RESPONDERS)}")
     j_llm = None
     if judge not in OFFLINE_JUDGES:
+        own = bool(judge_base_url or judge_fleet)  # the judge's own endpoints, else the responder's
         j_llm = llm_config(
             judge,
-            base_url=judge_base_url or base_url,
+            base_url=judge_base_url if own else base_url,
+            fleet=judge_fleet if own else fleet,
             role="judge",
             api_key_env=judge_api_key_env or api_key_env,
             **common,
@@ -268,7 +282,8 @@ def judge_cmd(
     judge: str = typer.Option(
         ..., help="'edge-evidence', 'embedding' or a judge model, e.g. openai/gpt-4o"
     ),
-    base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the judge"),
+    base_url: list[str] = base_url_option("OpenAI-compatible endpoint of the judge"),
+    fleet: Path = fleet_option(),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     judge_votes: int = judge_votes_option(),
     judge_granularity: str = judge_granularity_option(),
@@ -301,6 +316,7 @@ def judge_cmd(
         else llm_config(
             judge,
             base_url=base_url,
+            fleet=fleet,
             role="judge",
             api_key_env=api_key_env,
             concurrency=concurrency,

@@ -10,6 +10,7 @@ from typing import cast
 import typer
 
 from kg.cli.console import console, err_console, fail, open_store
+from kg.cli.fleet_options import base_url_option, fleet_option
 from kg.cli.judge_options import (
     check_judge_options,
     judge_granularity_option,
@@ -26,13 +27,14 @@ judge_app = typer.Typer(
 def make_named_judge(
     name: str,
     *,
-    base_url: str | None,
+    base_url: list[str] | str | None,
     api_key_env: str,
     concurrency: int,
     timeout: float | None,
     no_cache: bool,
     votes: int = 1,
     granularity: str = "answer",
+    fleet: Path | None = None,
 ):
     """An offline judge by name, else an LLM judge (path checklist only) for model `name`."""
     from evaluation.judges import OFFLINE_JUDGES, EdgeEvidenceJudge, EmbeddingJudge, LLMJudge
@@ -49,6 +51,7 @@ def make_named_judge(
     cfg = llm_config(
         name,
         base_url=base_url,
+        fleet=fleet,
         role="judge",
         api_key_env=api_key_env,
         concurrency=concurrency,
@@ -76,7 +79,8 @@ def validate_cmd(
         help="'edge-evidence', 'embedding' or a judge "
         "model on an OpenAI-compatible endpoint (with --base-url)",
     ),
-    base_url: str = typer.Option(None, help="OpenAI-compatible endpoint of the judge model"),
+    base_url: list[str] = base_url_option("OpenAI-compatible endpoint of the judge model"),
+    fleet: Path = fleet_option(),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the judge's key"),
     judge_votes: int = judge_votes_option(),
     judge_granularity: str = judge_granularity_option(),
@@ -131,6 +135,7 @@ def validate_cmd(
         j = make_named_judge(
             judge,
             base_url=base_url,
+            fleet=fleet,
             api_key_env=api_key_env,
             concurrency=concurrency,
             timeout=timeout,

@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from kg.cli.console import console, fail, open_store
+from kg.cli.fleet_options import base_url_option, fleet_option
 
 if TYPE_CHECKING:
     from construction.perspectra.rows import ImportRows
@@ -142,7 +143,8 @@ def match(
 @app.command()
 def expand(
     model: str = typer.Option(..., help="provider/model or bare name (OpenAI-compatible)"),
-    base_url: str = typer.Option(None, help="e.g. http://localhost:8000/v1"),
+    base_url: list[str] = base_url_option("e.g. http://localhost:8000/v1"),
+    fleet: Path = fleet_option(),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the API key"),
     topic: str = typer.Option(None, help="Only this topic (exact text)"),
     limit: int = typer.Option(None, help="At most this many expansions this time"),
@@ -158,6 +160,7 @@ def expand(
             model,
             role="builder",
             base_url=base_url,
+            fleet=fleet,
             api_key_env=api_key_env,
             concurrency=concurrency,
             no_cache=no_cache,
@@ -177,6 +180,7 @@ def expand(
     )
     for e in r.errors[:3]:
         console.print(f"[yellow]failed:[/] {e}")
+    _print_endpoints(client)
     if r.failed or r.empty:
         console.print("Run the same command again to retry the missing slots.")
 
@@ -253,7 +257,8 @@ def evaluate(
         "--build",
         help="Task set id (one task; default: the task's only task set)",
     ),
-    base_url: str = typer.Option(None),
+    base_url: list[str] = base_url_option(),
+    fleet: Path = fleet_option(),
     api_key_env: str = typer.Option("OPENAI_API_KEY"),
     limit: int = typer.Option(None, help="Only the first N items"),
     concurrency: int = typer.Option(8),
@@ -270,6 +275,7 @@ def evaluate(
             model,
             role="responder",
             base_url=base_url,
+            fleet=fleet,
             api_key_env=api_key_env,
             concurrency=concurrency,
             no_cache=no_cache,
@@ -286,6 +292,15 @@ def evaluate(
                 f"{out.resumed}, failed calls {out.failed}"
             )
             _print_scores(f"{t} {model}", out.scores.summary)
+    _print_endpoints(client)
+
+
+def _print_endpoints(client) -> None:
+    """A fleet: what each endpoint did (nothing for one endpoint)."""
+    from kg.llm.fleet import fleet_stats, stats_line
+
+    for row in fleet_stats([client]):
+        console.print(f"  {stats_line(row)}", highlight=False)
 
 
 @app.command()

@@ -46,6 +46,12 @@ reply cut by max_tokens has `reply.truncated` (finish_reason "length", counted i
 lost connection raises `ServerUnreachable` (runs stop, resumable). `local/<model>` (e.g.
 `local/smollm2-135m`) is served by `kg llm up` (kg.llm.local), started on first use.
 
+A fleet: `LLMConfig(endpoints=[Endpoint(base_url=..., api_key_env=..., weight=...,
+max_in_flight=...), ...])` (`llm_config(base_url=[...])` or `llm_config(fleet=path)`, the file
+read by `load_fleet`): one model on several endpoints; requests go to the endpoint with the
+fewest in flight, a failing endpoint is cooled down and its requests retried elsewhere;
+`client.endpoint_stats()` per endpoint (docs/fleet.md).
+
 Tests use the local OpenAI-compatible server in tests/llm_server.py through the pytest fixture
 `llm_server` (tests/llm_fixtures.py).
 """
@@ -61,6 +67,7 @@ from kg.llm.client import (
     Usage,
 )
 from kg.llm.config import PROVIDER_BASE_URLS, LLMConfig, Price, Role, llm_config, load_prices
+from kg.llm.fleet_file import Endpoint, load_fleet
 from kg.llm.ledger import BudgetExceeded, CallRecord, Ledger
 from kg.llm.structured import StructuredOutputError, TruncatedReply, parse_reply
 
@@ -69,6 +76,7 @@ __all__ = [
     "BudgetExceeded",
     "CallRecord",
     "ContextLengthExceeded",
+    "Endpoint",
     "LLMCallError",
     "LLMClient",
     "LLMConfig",
@@ -84,6 +92,7 @@ __all__ = [
     "Usage",
     "cache_key",
     "llm_config",
+    "load_fleet",
     "load_prices",
     "parse_reply",
 ]

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kg.llm.cache import CachedReply, ResponseCache, cache_key
 from kg.llm.config import LLMConfig
+from kg.llm.fleet import EndpointPool, EndpointState, FleetDown
 from kg.llm.ledger import CallRecord, Ledger
 from kg.llm.reply_check import answer_text, not_an_answer, usable_cached_text
 from kg.llm.structured import (
@@ -139,6 +140,17 @@ def _retry_after(exc: Exception, cap_s: float) -> float | None:
     return min(wait, cap_s)
 
 
+def _endpoint_fault(exc: BaseException) -> bool:
+    """A failure of the endpoint, not of the request (a fleet cools the endpoint down and
+    sends the request elsewhere): no connection, a timeout, an overloaded or failing server,
+    or one that refuses the key or does not serve the route."""
+    if isinstance(exc, openai.APIConnectionError):
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code >= 500 or exc.status_code in {401, 403, 404, *_RETRY_STATUS}
+    return False
+
+
 def _retryable(exc: Exception) -> bool:
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
@@ -162,9 +174,14 @@ class LLMClient:
         self.local = local_model_spec(config.model) is not None
         if self.local:  # `local/<model>`: the local server, started when it is not running
             config = local_config(config)
-            shared_limit = shared_limit or limit(config)
+            if config.endpoints:  # a fleet of local servers: each takes what its slots take
+                config = _local_fleet_caps(config)
+            else:
+                shared_limit = shared_limit or limit(config)
         self.config = config
         self.shared_limit = shared_limit
+        # A fleet: several endpoints for this model (kg.llm.fleet); None = `base_url` alone.
+        self.pool = EndpointPool(config.endpoints, config.concurrency) if config.endpoints else None
         self.ledger = Ledger(price=config.price_for(), max_cost=config.max_cost)
         self._cache = (
             cache
@@ -183,29 +200,66 @@ class LLMClient:
         }[config.structured_output]
 
     # -- per-event-loop state (the HTTP pool and semaphore belong to one loop) ------------
-    def _state(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+    def _state(self) -> tuple[openai.AsyncOpenAI | None, asyncio.Semaphore]:
+        """The HTTP client (None for a fleet: each endpoint has its own) and the semaphore."""
         loop = asyncio.get_running_loop()
-        if self._loop is not loop or self._api is None or self._sem is None:
+        if self._loop is not loop or self._sem is None:
             self._loop = loop
-            self._api = openai.AsyncOpenAI(
-                api_key=self.config.api_key(),
-                base_url=self.config.resolved_base_url,
-                timeout=self.config.timeout_s,
-                max_retries=0,
-                http_client=self._http_client(),
-            )
+            slots = self.shared_limit[1] if self.shared_limit else self.config.concurrency
+            if self.pool is not None:
+                slots = self.shared_limit[1] if self.shared_limit else self.pool.capacity
+                self.pool.bind(loop)
+                for ep in self.pool.states:
+                    ep.api = self._openai(ep.url, self._endpoint_key(ep), ep.cap)
+            else:
+                self._api = self._openai(
+                    self.config.resolved_base_url, self.config.api_key(), slots
+                )
             if self.shared_limit is not None:
                 name, size = self.shared_limit
                 self._sem = _SHARED.setdefault(loop, {}).setdefault(name, asyncio.Semaphore(size))
             else:
-                self._sem = asyncio.Semaphore(self.config.concurrency)
+                self._sem = asyncio.Semaphore(slots)
         return self._api, self._sem
 
-    def _http_client(self):
+    def _openai(self, base_url: str, key: str, slots: int) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=key,
+            base_url=base_url,
+            timeout=self.config.timeout_s,
+            max_retries=0,
+            http_client=self._http_client(slots),
+        )
+
+    def _endpoint_key(self, ep: EndpointState) -> str:
+        """A fleet endpoint's key: from its own variable, else the role's."""
+        env = ep.endpoint.api_key_env
+        if env is None:
+            return self.config.api_key()
+        key = os.environ.get(env)
+        if not key:
+            from kg.errors import InputError
+
+            raise InputError(
+                f"no API key for the endpoint {ep.url}: set the environment variable {env}"
+            )
+        return key
+
+    def endpoint_stats(self) -> list[dict[str, Any]]:
+        """Per endpoint of a fleet: requests sent, answered, errors, cooldowns and latency
+        (p50/p95 of the answered ones); empty without a fleet. Errors are redacted."""
+        if self.pool is None:
+            return []
+        out = self.pool.stats()
+        for row in out:
+            if row["last_error"]:
+                row["last_error"] = self._redact(row["last_error"])
+        return out
+
+    def _http_client(self, slots: int):
         """The openai package's aiohttp transport when `aiohttp` is installed (its `aiohttp`
         extra; measured about 2.2 instead of 3.2 ms of CPU per request), else its httpx
         default. The pool is sized to what can be in flight: a larger one only costs CPU."""
-        slots = self.shared_limit[1] if self.shared_limit else self.config.concurrency
         limits = httpx2.Limits(
             max_connections=slots, max_keepalive_connections=slots, keepalive_expiry=30.0
         )
@@ -219,6 +273,10 @@ class LLMClient:
     async def aclose(self) -> None:
         if self._api is not None:
             await self._api.close()
+        for ep in self.pool.states if self.pool is not None else []:
+            if ep.api is not None:
+                await ep.api.close()
+                ep.api = None
         self._api, self._loop, self._sem = None, None, None
 
     def run_sync(self, work: Coroutine[Any, Any, T] | Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -376,8 +434,9 @@ class LLMClient:
     def _redact(self, text: str) -> str:
         """Error texts end up in logs and run records: never with a key in them (servers echo
         keys back, e.g. "Incorrect API key provided: sk-...")."""
+        envs = [self.config.api_key_env, *(e.api_key_env or "" for e in self.config.endpoints)]
         for key in (
-            os.environ.get(self.config.api_key_env),
+            *(os.environ.get(env) for env in envs if env),
             self.config.api_key_value and self.config.api_key_value.get_secret_value(),
         ):
             if key:
@@ -491,24 +550,49 @@ class LLMClient:
     ) -> LLMReply:
         api, _ = self._state()
         c = self.config
-        for attempt in range(c.max_retries + 1):
+        pool = self.pool
+        # A fleet may spend a request's retries on each endpoint (one dead endpoint costs no
+        # answer); the request itself is counted once, in `record`.
+        tries = (c.max_retries + 1) * (len(pool.states) if pool is not None else 1)
+        failed_at: EndpointState | None = None  # a fleet: where the last try failed
+        for attempt in range(tries):
+            last = attempt == tries - 1
+            try:
+                ep = await pool.acquire(c.max_retries + 1, failed_at) if pool else None
+            except FleetDown as down:
+                raise ServerUnreachable(
+                    self._redact(f"{c.role} model {c.model_name}: {down}")
+                ) from None
             record.attempts += 1
+            url = ep.url if ep is not None else c.resolved_base_url
+            sent_at = time.perf_counter()
             try:
                 # The chat-completions route of the official client, without its per-call
                 # TypedDict transform of the messages and model construction of the reply
                 # (milliseconds of CPU per call: the bottleneck at high concurrency).
-                resp: Any = await api.post(
+                http: Any = ep.api if ep is not None else api
+                resp: Any = await http.post(
                     "/chat/completions",
                     cast_to=object,
                     body={"model": c.model_name, "messages": messages, **params},
                 )
                 text = answer_text(resp)  # empty, choice-less or non-JSON: NotAnAnswer
-                break
-            except LLMCallError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - classified below
+            except BaseException as exc:
+                fault = _endpoint_fault(exc)
+                failed_at = ep
+                if ep is not None and pool is not None:
+                    await pool.release(
+                        ep,
+                        error=_failure(exc),
+                        cool=fault,
+                        wait_s=_retry_after(exc, c.retry_after_max_s)
+                        if isinstance(exc, Exception)
+                        else None,
+                    )
+                if isinstance(exc, LLMCallError) or not isinstance(exc, Exception):
+                    raise
                 if not_an_answer(exc):  # retried like a transient error, never returned
-                    if attempt == c.max_retries:
+                    if last:
                         raise LLMCallError(
                             self._redact(
                                 f"{c.role} model {c.model_name}: not an answer: "
@@ -522,18 +606,22 @@ class LLMClient:
                 if isinstance(exc, openai.BadRequestError) and _CONTEXT.search(str(exc)):
                     raise ContextLengthExceeded(
                         self._redact(
-                            f"{c.role} model {c.model_name} at {c.resolved_base_url}: the prompt "
+                            f"{c.role} model {c.model_name} at {url}: the prompt "
                             f"does not fit the model's context: {exc}; shorten the input or use "
                             "a longer context (local models: KG_LLM_N_CTX)"
                         )
                     ) from exc
-                gone = self._server_gone(exc)
-                if gone or not _retryable(exc) or attempt == c.max_retries:
+                if ep is not None and pool is not None and fault and not last:
+                    # The endpoint is cooling down: the request goes to another one, now
+                    # when one is free, else when a cooldown ends (the pool waits).
+                    continue
+                gone = self._server_gone(exc) if ep is None else None  # a fleet: cooled down
+                if gone or not _retryable(exc) or last:
                     unreachable = gone or _connection_lost(exc)
                     kind = ServerUnreachable if unreachable else LLMCallError
                     raise kind(
                         self._redact(
-                            f"{c.role} model {c.model_name} at {c.resolved_base_url}: "
+                            f"{c.role} model {c.model_name} at {url}: "
                             f"{type(exc).__name__}: {exc} (after {attempt + 1} attempt(s))"
                             + (f"; {gone}" if gone else "")
                         )
@@ -546,6 +634,10 @@ class LLMClient:
                     else random.uniform(0, backoff)
                 )  # full jitter
                 await asyncio.sleep(delay)
+            else:  # answered (outside the `try`: the slot is given back exactly once)
+                if ep is not None and pool is not None:
+                    await pool.release(ep, latency_s=time.perf_counter() - sent_at)
+                break
         choice = resp["choices"][0]  # answer_text checked that it is there
         finish = choice.get("finish_reason") if isinstance(choice, dict) else None
         record.truncated = record.truncated or finish == "length"
@@ -583,6 +675,25 @@ class LLMClient:
         return None
 
 
+def _local_fleet_caps(config: LLMConfig) -> LLMConfig:
+    """A fleet of `kg llm up` servers: an endpoint without `max_in_flight` takes as many
+    requests as its server has slots (more would wait in its queue and run into timeouts)."""
+    from urllib.parse import urlsplit
+
+    from kg.llm.local import get_local_settings, server
+
+    def slots(url: str) -> int:
+        settings = get_local_settings(port=urlsplit(url).port)
+        info = server.status(settings).info
+        return info.parallel if info is not None else settings.parallel
+
+    endpoints = [
+        e if e.max_in_flight else e.model_copy(update={"max_in_flight": slots(e.base_url)})
+        for e in config.endpoints
+    ]
+    return config.model_copy(update={"endpoints": endpoints})
+
+
 # Transport errors that mean "nobody answers at that address" (the openai package reports a
 # refused connection over aiohttp as a connect *timeout*, so the cause chain decides).
 _LOST = {"ClientConnectorError", "ServerDisconnectedError", "ConnectError", "RemoteProtocolError"}
@@ -599,6 +710,13 @@ def _connection_lost(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return not isinstance(exc, openai.APITimeoutError)
+
+
+def _failure(exc: BaseException) -> str:
+    """A fleet endpoint's failure in words (aiohttp reports a refused connection as a
+    connect timeout: said as what it is)."""
+    text = f"{type(exc).__name__}: {exc}"
+    return f"no connection ({text})" if _connection_lost(exc) else text
 
 
 def _token_logprobs(choice: Any) -> list[float] | None:

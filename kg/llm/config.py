@@ -12,9 +12,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from kg.errors import InputError
+from kg.llm.fleet_file import Endpoint, endpoints_from_urls, load_fleet
 from kg.settings import default_cache_dir
 
 Role = Literal["responder", "judge", "builder"]
@@ -90,6 +91,15 @@ class LLMConfig(BaseModel):
     structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
     prices: dict[str, Price] = Field(default_factory=dict)
     max_cost: float | None = Field(default=None, ge=0)
+    # A fleet (kg.llm.fleet): several endpoints serving this model; the first one is the
+    # `base_url` that names the run and keys the cache, whichever endpoint answers.
+    endpoints: list[Endpoint] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _fleet_base_url(self) -> LLMConfig:
+        if self.endpoints and self.base_url != self.endpoints[0].base_url:
+            self.base_url = self.endpoints[0].base_url
+        return self
 
     @field_validator("model")
     @classmethod
@@ -136,6 +146,13 @@ class LLMConfig(BaseModel):
             f"(model {self.model}, base URL {url})"
         )
 
+    @property
+    def in_flight(self) -> int:
+        """Requests this role keeps in flight: `concurrency`, or a fleet's caps together."""
+        if not self.endpoints:
+            return self.concurrency
+        return sum(e.max_in_flight or self.concurrency for e in self.endpoints)
+
     def price_for(self) -> Price | None:
         return self.prices.get(self.model) or self.prices.get(self.model_name)
 
@@ -161,7 +178,8 @@ def llm_config(
     model: str,
     *,
     role: Role,
-    base_url: str | None = None,
+    base_url: str | list[str] | None = None,
+    fleet: Path | None = None,
     api_key_env: str = "OPENAI_API_KEY",
     concurrency: int | None = None,
     no_cache: bool = False,
@@ -170,7 +188,20 @@ def llm_config(
     **options: Any,
 ) -> LLMConfig:
     """The one way commands turn their options into a model config; options left at None keep
-    the config's defaults. Bad values are an `InputError` naming the role and the field."""
+    the config's defaults. Bad values are an `InputError` naming the role and the field.
+
+    `base_url` given more than once, or a `fleet` file: the endpoints of a fleet."""
+    urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
+    if fleet is not None and urls:
+        raise InputError(f"{role} model: give --fleet or --base-url, not both")
+    if fleet is not None:
+        options["endpoints"] = load_fleet(fleet)
+        base_url = None
+    elif len(urls) > 1:
+        options["endpoints"] = endpoints_from_urls(urls)
+        base_url = urls[0]
+    else:
+        base_url = urls[0] if urls else None
     values = {
         k: v
         for k, v in {

@@ -201,7 +201,7 @@ class LLMClient:
                 self._sem = asyncio.Semaphore(self.config.concurrency)
         return self._api, self._sem
 
-    def _http_client(self):
+    def _http_client(self) -> httpx2.AsyncClient:
         """The openai package's aiohttp transport when `aiohttp` is installed (its `aiohttp`
         extra; measured about 2.2 instead of 3.2 ms of CPU per request), else its httpx
         default. The pool is sized to what can be in flight: a larger one only costs CPU."""
@@ -385,7 +385,9 @@ class LLMClient:
         return _KEYLIKE.sub("[redacted]", text)
 
     @staticmethod
-    def _validate(text: str, schema: type[BaseModel], check: Callable[[Any], None] | None):
+    def _validate(
+        text: str, schema: type[BaseModel], check: Callable[[Any], None] | None
+    ) -> BaseModel:
         parsed = parse_reply(text, schema)
         if check is not None:
             try:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from pydantic import Field
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -104,7 +105,9 @@ class BuildSettings(OptionGroup):
     chunk_overlap: Annotated[int, typer.Option(help="overlap between text chunks")] = 150
     embedding_model: Annotated[str, typer.Option()] = "all-MiniLM-L6-v2"
     duplicate_cosine: Annotated[float, typer.Option(help="merge facts at this cosine")] = 0.95
-    umap: Annotated[bool, typer.Option(help="reduce the embeddings before HDBSCAN")] = True
+    umap: Annotated[bool, typer.Option(help="reduce the embeddings before HDBSCAN")] = Field(
+        True, serialization_alias="use_umap"
+    )
     reducer: Annotated[
         str,
         typer.Option(
@@ -122,7 +125,7 @@ class BuildSettings(OptionGroup):
         typer.Option(
             help="keep each concept's top k pairs (0 = all pairs scoring at least --min-pair-score)"
         ),
-    ] = 3
+    ] = Field(3, serialization_alias="top_k_pairs")
     cluster_selection: Annotated[
         str | None,
         typer.Option(
@@ -136,7 +139,7 @@ class BuildSettings(OptionGroup):
         typer.Option(
             help="parallel relations a 1-hop pair needs (default 3 with a model, 2 offline)"
         ),
-    ] = None
+    ] = Field(None, serialization_alias="one_hop_min_relations")
     multi_hop_min: Annotated[
         int | None,
         typer.Option(
@@ -144,10 +147,10 @@ class BuildSettings(OptionGroup):
             "a multi-hop concept sequence (default 4 "
             "with a model, 2 offline)"
         ),
-    ] = None
+    ] = Field(None, serialization_alias="multi_hop_min_combinations")
     multi_hop_max: Annotated[
         int, typer.Option(help="most relation combinations of a multi-hop concept sequence")
-    ] = 14
+    ] = Field(14, serialization_alias="multi_hop_max_combinations")
     max_questions: Annotated[
         int,
         typer.Option(
@@ -155,7 +158,9 @@ class BuildSettings(OptionGroup):
             "over endpoint pairs); 0 = one per perspective"
         ),
     ] = 333
-    evidence: Annotated[int, typer.Option(help="focused evidence facts per question (offline)")] = 4
+    evidence: Annotated[int, typer.Option(help="focused evidence facts per question (offline)")] = (
+        Field(4, serialization_alias="evidence_per_question")
+    )
 
     def config(self, domain: str, concurrency: int) -> BuildConfig:
         """The build's `BuildConfig`; a bad value is an error naming the setting."""
@@ -166,24 +171,10 @@ class BuildSettings(OptionGroup):
         try:
             return BuildConfig(
                 domain=domain,
-                chunk_size=self.chunk_size,
-                chunk_overlap=self.chunk_overlap,
-                embedding_model=self.embedding_model,
-                duplicate_cosine=self.duplicate_cosine,
-                use_umap=self.umap,
-                reducer=self.reducer,
-                min_cluster_size=self.min_cluster_size,
-                min_pair_score=self.min_pair_score,
-                top_k_pairs=self.top_k or None,
-                allow_new_relations=self.allow_new_relations,
                 concurrency=concurrency,
-                cluster_selection=self.cluster_selection,
-                max_hops=self.max_hops,
-                one_hop_min_relations=self.one_hop_min,
-                multi_hop_min_combinations=self.multi_hop_min,
-                multi_hop_max_combinations=self.multi_hop_max,
-                evidence_per_question=self.evidence,
-                max_questions=self.max_questions or None,
+                # Fields are named as BuildConfig's (serialization aliases); 0 means "no cap".
+                **self.model_dump(by_alias=True)
+                | {"top_k_pairs": self.top_k or None, "max_questions": self.max_questions or None},
             )
         except ValidationError as exc:
             err = exc.errors()[0]

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -24,29 +23,17 @@ from kg.cli.options import (
     Scoring,
     Selection,
     Spend,
+    choice,
     grouped,
 )
 
 if TYPE_CHECKING:
     from evaluation.runs.spec import RunSpec
 
-E = TypeVar("E", bound=Enum)
 
 eval_app = typer.Typer(
     help="Ask models the stored questions, judge, score and report.", no_args_is_help=True
 )
-
-
-def _choice(enum: type[E], value: str, option: str) -> E:
-    """An enum option value, or an `InputError` listing the choices."""
-    from kg.errors import InputError
-
-    try:
-        return enum(value)
-    except ValueError:
-        raise InputError(
-            f"{option} {value!r}: choose one of {', '.join(str(m.value) for m in enum)}"
-        ) from None
 
 
 def _execute(spec: RunSpec) -> None:
@@ -180,7 +167,7 @@ def run_cmd(
 
     Without --domain and --origin, only the imported (published) domains are evaluated when
     the graph holds one: drafts built beside them need --domain NAME or --origin built."""
-    from evaluation.models import GroundTruth, Setting, Strategy
+    from evaluation.models import Setting, Strategy
     from evaluation.responders.responder import OFFLINE_RESPONDERS
     from evaluation.runs.spec import RunSpec
 
@@ -214,19 +201,13 @@ def run_cmd(
         run_id=a.run_id,
         responder=a.responder,
         responder_llm=r_llm,
-        judge=judging.judge if judging.offline else "llm",
         judge_llm=j_llm,
-        judge_votes=judging.judge_votes,
-        judge_granularity=judging.judge_granularity,
-        setting=_choice(Setting, a.setting, "--setting"),
-        strategy=_choice(Strategy, a.strategy, "--strategy"),
-        gt=_choice(GroundTruth, scoring.gt, "--gt"),
+        **judging.run_fields(),
+        **scoring.run_fields(),
+        setting=choice(Setting, a.setting, "--setting"),
+        strategy=choice(Strategy, a.strategy, "--strategy"),
         noise=a.noise,
         top_k=a.top_k,
-        seed=scoring.seed,
-        relevancy_n=scoring.relevancy_n,
-        path_threshold=scoring.path_threshold,
-        claim_threshold=scoring.claim_threshold,
         domains=_eval_domains(sel),
         hops=sel.hops,
         limit=sel.limit,
@@ -282,7 +263,6 @@ def judge_cmd(
     spend: Spend = Spend.options(),
 ) -> None:
     """Judge a run's stored answers again with another judge (the responder is not asked)."""
-    from evaluation.models import GroundTruth
     from evaluation.runs.spec import RunSpec
 
     judging.check()
@@ -291,18 +271,12 @@ def judge_cmd(
         kind="judge",
         run_id=run_id,
         source_run=run,
-        judge=judging.judge if judging.offline else "llm",
         judge_llm=j_llm,
-        judge_votes=judging.judge_votes,
-        judge_granularity=judging.judge_granularity,
-        gt=_choice(GroundTruth, scoring.gt, "--gt"),
+        **judging.run_fields(),
+        **scoring.run_fields(),
         domains=_scope(sel),
         hops=sel.hops,
         limit=sel.limit,
-        seed=scoring.seed,
-        relevancy_n=scoring.relevancy_n,
-        path_threshold=scoring.path_threshold,
-        claim_threshold=scoring.claim_threshold,
     )
     _execute(spec)
 
@@ -419,7 +393,7 @@ def table_cmd(
     marked as the paper marks them; the numbers are the per-run reports'."""
     from evaluation.reporting.paper_tables import Layout, paper_table
 
-    chosen = _choice(Layout, layout, "--layout")
+    chosen = choice(Layout, layout, "--layout")
     with open_store() as store:
         table = paper_table(store, runs, chosen)
     print_paper_table(table, ci)

@@ -19,6 +19,7 @@ import inspect
 from collections.abc import Callable
 from copy import copy
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
@@ -36,6 +37,19 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 R = TypeVar("R")
+E = TypeVar("E", bound=Enum)
+
+
+def choice(enum: type[E], value: str, option: str) -> E:
+    """An enum option value, or an `InputError` listing the choices."""
+    from kg.errors import InputError
+
+    try:
+        return enum(value)
+    except ValueError:
+        raise InputError(
+            f"{option} {value!r}: choose one of {', '.join(str(m.value) for m in enum)}"
+        ) from None
 
 
 class _Keep:
@@ -289,6 +303,15 @@ class JudgeChoice(OptionGroup):
         if self.offline and (self.judge_votes != 1 or self.judge_granularity != "answer"):
             fail(f"--judge-votes and --judge-granularity need an LLM judge (got {self.judge!r})")
 
+    def run_fields(self) -> dict[str, Any]:
+        """The `RunSpec` fields this group sets (an LLM judge is `llm`, its model in
+        `judge_llm`)."""
+        return {
+            "judge": self.judge if self.offline else "llm",
+            "judge_votes": self.judge_votes,
+            "judge_granularity": self.judge_granularity,
+        }
+
     def endpoint(self, llm: LLMEndpoint) -> LLMEndpoint:
         """The judge's endpoint: its own URL and key where given, else the command's."""
         return llm.model_copy(
@@ -313,3 +336,9 @@ class Scoring(OptionGroup):
     claim_threshold: Annotated[
         float, typer.Option(help="embedding judge: claim cosine threshold")
     ] = 0.7
+
+    def run_fields(self) -> dict[str, Any]:
+        """The `RunSpec` fields this group sets (`--gt` checked against its choices)."""
+        from evaluation.models import GroundTruth
+
+        return self.model_dump() | {"gt": choice(GroundTruth, self.gt, "--gt")}

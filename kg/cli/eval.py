@@ -108,6 +108,15 @@ class Answering(OptionGroup):
     )
     skip_invalid: Annotated[bool, typer.Option(help="skip unscorable questions (counted)")] = False
 
+    def run_fields(self) -> dict[str, Any]:
+        """The `RunSpec` fields this group sets (`--setting`, `--strategy` checked)."""
+        from evaluation.models import Setting, Strategy
+
+        return self.model_dump(exclude={"model"}) | {
+            "setting": choice(Setting, self.setting, "--setting"),
+            "strategy": choice(Strategy, self.strategy, "--strategy"),
+        }
+
 
 class Robustness(OptionGroup):
     """`kg eval run`: the robustness profile's extra answers (FRS, C3, PROOF)."""
@@ -146,6 +155,22 @@ class Robustness(OptionGroup):
         typer.Option(help="PROOF: percent of the selected questions the decoder grid runs on"),
     ] = 10.0
 
+    def run_fields(self) -> dict[str, Any]:
+        """The `RunSpec` fields this group sets, checked: bad names or grid points are an
+        `InputError` (reported by KGGroup)."""
+        from evaluation.profiles.decoders import check_subset, parse_grid
+        from evaluation.profiles.formulations import parse_names
+
+        if self.samples < 1:
+            fail(f"--samples: must be at least 1 (got {self.samples})")
+        if self.contexts < 0:
+            fail(f"--contexts: must be at least 0 (got {self.contexts})")
+        check_subset(self.subset_percent)
+        return self.model_dump() | {
+            "formulations": parse_names(self.formulations) or None,
+            "decoders": parse_grid(self.decoders) or None,
+        }
+
 
 @eval_app.command("run")
 @grouped
@@ -167,22 +192,12 @@ def run_cmd(
 
     Without --domain and --origin, only the imported (published) domains are evaluated when
     the graph holds one: drafts built beside them need --domain NAME or --origin built."""
-    from evaluation.models import Setting, Strategy
     from evaluation.responders.responder import OFFLINE_RESPONDERS
     from evaluation.runs.spec import RunSpec
 
-    a, r = answering, robust
-    if r.samples < 1:
-        fail(f"--samples: must be at least 1 (got {r.samples})")
+    a = answering
     judging.check()
-    if r.contexts < 0:
-        fail(f"--contexts: must be at least 0 (got {r.contexts})")
-    from evaluation.profiles.decoders import check_subset, parse_grid
-    from evaluation.profiles.formulations import parse_names
-
-    forms = parse_names(r.formulations) or None  # bad names / points: InputError (KGGroup)
-    grid = parse_grid(r.decoders) or None
-    check_subset(r.subset_percent)
+    profile = robust.run_fields()
     r_llm = None
     if a.responder == "llm":
         if not a.model:
@@ -198,25 +213,15 @@ def run_cmd(
         j_llm = judging.endpoint(llm).config(judging.judge, "judge", **spend.model_dump())
     spec = RunSpec(
         kind="eval",
-        run_id=a.run_id,
-        responder=a.responder,
         responder_llm=r_llm,
         judge_llm=j_llm,
+        **a.run_fields(),
         **judging.run_fields(),
         **scoring.run_fields(),
-        setting=choice(Setting, a.setting, "--setting"),
-        strategy=choice(Strategy, a.strategy, "--strategy"),
-        noise=a.noise,
-        top_k=a.top_k,
+        **profile,
         domains=_eval_domains(sel),
         hops=sel.hops,
         limit=sel.limit,
-        skip_invalid=a.skip_invalid,
-        samples=r.samples,
-        contexts=r.contexts,
-        formulations=forms,
-        decoders=grid,
-        subset_percent=r.subset_percent,
     )
     _execute(spec)
 

@@ -208,20 +208,14 @@ def run_cmd(
         r_llm = llm.config(a.model, "responder", **spend.model_dump(), **gen.settings())
     elif a.responder not in OFFLINE_RESPONDERS:
         fail(f"unknown responder {a.responder!r}: llm, {', '.join(OFFLINE_RESPONDERS)}")
-    j_llm = None
-    if not judging.offline:
-        j_llm = judging.endpoint(llm).config(judging.judge, "judge", **spend.model_dump())
     spec = RunSpec(
         kind="eval",
         responder_llm=r_llm,
-        judge_llm=j_llm,
         **a.run_fields(),
-        **judging.run_fields(),
+        **judging.run_fields(llm, spend),
         **scoring.run_fields(),
         **profile,
-        domains=_eval_domains(sel),
-        hops=sel.hops,
-        limit=sel.limit,
+        **sel.run_fields(_eval_domains(sel)),
     )
     _execute(spec)
 
@@ -271,17 +265,13 @@ def judge_cmd(
     from evaluation.runs.spec import RunSpec
 
     judging.check()
-    j_llm = None if judging.offline else llm.config(judging.judge, "judge", **spend.model_dump())
     spec = RunSpec(
         kind="judge",
         run_id=run_id,
         source_run=run,
-        judge_llm=j_llm,
-        **judging.run_fields(),
+        **judging.run_fields(llm, spend),
         **scoring.run_fields(),
-        domains=_scope(sel),
-        hops=sel.hops,
-        limit=sel.limit,
+        **sel.run_fields(_scope(sel)),
     )
     _execute(spec)
 

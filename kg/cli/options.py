@@ -215,6 +215,10 @@ class Selection(Scope):
     def hops(self) -> list[int] | None:
         return self.hop or None
 
+    def run_fields(self, domains: list[str] | None) -> dict[str, Any]:
+        """The `RunSpec` fields of the selection, given its resolved `domains`."""
+        return {"domains": domains, "hops": self.hops, "limit": self.limit}
+
 
 FORMATS = ("csv", "json", "md")
 
@@ -303,11 +307,14 @@ class JudgeChoice(OptionGroup):
         if self.offline and (self.judge_votes != 1 or self.judge_granularity != "answer"):
             fail(f"--judge-votes and --judge-granularity need an LLM judge (got {self.judge!r})")
 
-    def run_fields(self) -> dict[str, Any]:
-        """The `RunSpec` fields this group sets (an LLM judge is `llm`, its model in
-        `judge_llm`)."""
+    def run_fields(self, llm: LLMEndpoint, spend: Spend) -> dict[str, Any]:
+        """The `RunSpec` fields this group sets: an LLM judge is `llm`, with its model config
+        (on `llm`, or on the judge's own endpoint) in `judge_llm`."""
         return {
             "judge": self.judge if self.offline else "llm",
+            "judge_llm": None
+            if self.offline
+            else self.endpoint(llm).config(self.judge, "judge", **spend.model_dump()),
             "judge_votes": self.judge_votes,
             "judge_granularity": self.judge_granularity,
         }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 from kg.errors import StoreError
 
@@ -15,7 +16,7 @@ class CypherNotFound(StoreError, KeyError):
     """No shipped Cypher file has this name (a bug in the caller, not in user input)."""
 
 
-def _root():
+def _root() -> Traversable:
     return resources.files("cypher")
 
 
@@ -50,7 +51,7 @@ def all_names() -> list[str]:
     """Every Cypher file name in the package, sorted."""
     names: list[str] = []
 
-    def walk(node, prefix: str) -> None:
+    def walk(node: Traversable, prefix: str) -> None:
         for child in node.iterdir():
             if child.is_dir() and not child.name.startswith("__"):
                 walk(child, f"{prefix}{child.name}/")

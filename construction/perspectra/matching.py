@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from construction.perspectra.models import MatchRow
 from kg.errors import StoreError
 from kg.store import Store
+
+if TYPE_CHECKING:
+    import neo4j
 
 Encoder = Callable[[list[str]], np.ndarray]
 
@@ -82,7 +86,7 @@ def match_topics(
 
 
 def _replace_matches(store: Store, opinion_uids: list[str], rows: list[MatchRow]) -> None:
-    def work(tx):
+    def work(tx: neo4j.ManagedTransaction) -> None:
         Store.tx_query(tx, "perspectra/delete_matches", uids=opinion_uids)
         got = Store.tx_query(tx, "perspectra/merge_matches", rows=[r.model_dump() for r in rows])
         if rows and (not got or got[0]["n"] != len(rows)):

@@ -9,12 +9,19 @@ membership probability, and keep their soft membership in every concept."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import BaseModel
 
 from construction.pipeline.context import BuildContext, StageReport, log
 from construction.pipeline.noun_phrases import ctfidf_phrases
 from kg.ids import concept_uid, content_uid, fingerprint
+
+if TYPE_CHECKING:
+    import neo4j
+
+    from construction.pipeline.config import BuildConfig
 
 STAGE = "clusters"
 DOWNSTREAM = ["concepts", "pairs", "relations", "paths", "questions", "evidence"]
@@ -28,7 +35,7 @@ class Clustering(BaseModel):
     reduced: bool
 
 
-def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
+def cluster_vectors(vecs: np.ndarray, cfg: BuildConfig, n_facts: int) -> Clustering:
     import hdbscan
 
     size = cfg.scaled_min_cluster_size(n_facts)
@@ -216,7 +223,7 @@ def run(ctx: BuildContext) -> StageReport:
         )
         steps = [ctx.step_row(STAGE, "domain", input_hash)]
 
-        def work(tx) -> None:
+        def work(tx: neo4j.ManagedTransaction) -> None:
             # Re-clustering replaces this generation's concepts and everything built on them;
             # earlier generations (`--extend`) stay.
             ctx.store.tx_query(

@@ -8,10 +8,14 @@ node (and, in stage 8, a question)."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from construction.pipeline.context import BuildContext, StageReport
 from kg.ids import concept_uid, content_uid, fingerprint, path_uid, perspective_uid
 from kg.queries.perspectives import candidates, select
+
+if TYPE_CHECKING:
+    import neo4j
 
 STAGE = "paths"
 PERSPECTIVE_RULE = "relation-at-hop/v1"
@@ -87,7 +91,7 @@ def run(ctx: BuildContext) -> StageReport:
         rep.counts["paths"] = len(rows)
         rep.counts["sequences"] = len(groups)
 
-        def write_paths(tx) -> None:
+        def write_paths(tx: neo4j.ManagedTransaction) -> None:
             ctx.store.tx_query(
                 tx, "pipeline/delete_paths", domain=ctx.domain, generation=ctx.generation
             )

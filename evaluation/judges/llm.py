@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
@@ -36,6 +37,9 @@ from evaluation.models import (
 from evaluation.responders.prompting import JUDGE_PROMPTS
 from kg.llm import LLMClient, StructuredOutputError, parse_reply
 from kg.prompt_files import load_prompt
+
+if TYPE_CHECKING:
+    from kg.llm.client import LLMReply
 
 Granularity = Literal["answer", "path"]
 GRANULARITIES: tuple[str, ...] = ("answer", "path")
@@ -149,7 +153,7 @@ def _verdict_id(v: PathJudgement, ids: list[str]) -> str:
     return v.path_id.strip() or (ids[0] if len(ids) == 1 else "")
 
 
-def _missing_check(expected: set[str]):
+def _missing_check(expected: set[str]) -> Callable[[PathChecklistReply], None]:
     def check(reply: PathChecklistReply) -> None:
         given = {_verdict_id(v, sorted(expected)) for v in reply.verdicts}
         missing = sorted(expected - given, key=_id_order)
@@ -284,7 +288,7 @@ class LLMJudge:
         await asyncio.gather(*jobs)
         return result
 
-    def _count(self, reply, result: JudgeResult) -> None:
+    def _count(self, reply: LLMReply, result: JudgeResult) -> None:
         result.prompt_tokens += reply.usage.prompt_tokens
         result.completion_tokens += reply.usage.completion_tokens
 

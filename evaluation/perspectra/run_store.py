@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,6 +14,9 @@ from kg.ids import content_uid, task_answer_uid
 from kg.runs import RunStatus
 from kg.store import Store
 from kg.task_items import TaskItem
+
+if TYPE_CHECKING:
+    import neo4j
 
 
 class TaskRunSpec(BaseModel):
@@ -87,7 +90,7 @@ def store_answers(
     if not rows:
         return 0
 
-    def work(tx):
+    def work(tx: neo4j.ManagedTransaction) -> None:
         got = Store.tx_query(tx, "perspectra/merge_answers", rows=rows, run_uid=run_uid)
         if not got or got[0]["n"] != len(rows):
             raise StoreError(f"answers: {got[0]['n'] if got else 0} of {len(rows)} linked")

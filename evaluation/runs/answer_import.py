@@ -10,6 +10,7 @@ same run again changes nothing (answer uids are hash(run, question), writes MERG
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -25,6 +26,9 @@ from kg.ids import answer_uid
 from kg.input_rules import blank
 from kg.runs import RunStatus
 from kg.store import Store
+
+if TYPE_CHECKING:
+    import neo4j
 
 IMPORTED = "imported"
 
@@ -152,7 +156,7 @@ def import_answers(
     ]
     stamp = kg_runs.now()
 
-    def work(tx) -> None:
+    def work(tx: neo4j.ManagedTransaction) -> None:
         Store.tx_query(
             tx, "core/run_start", **kg_runs.start_params(run_id, "eval", props, at=stamp)
         )

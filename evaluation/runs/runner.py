@@ -25,10 +25,10 @@ from evaluation.profiles.perturbations import CONTEXT_PROMPTS, Perturbation, bui
 from evaluation.responders.contexts import ContextOptions, build_contexts, ground_truth
 from evaluation.responders.prompting import prompt_hashes
 from evaluation.responders.responder import Responder, make_responder
-from evaluation.runs.questions import EvalInputError, load_questions
-from evaluation.runs.spec import RunSpec
 from evaluation.runs import history as run_history
 from evaluation.runs import store as runs
+from evaluation.runs.questions import EvalInputError, load_questions
+from evaluation.runs.spec import RunSpec
 from kg import __version__, leases
 from kg.errors import Interrupted
 from kg.ids import answer_uid
@@ -458,17 +458,17 @@ def _execute_leased(
     spec: RunSpec,
     run_id: str,
     props: dict,
-    questions,
-    problems,
-    contexts,
-    perturbations,
-    grid_subset,
-    gts,
-    stored,
-    judge,
-    responder,
-    r_client,
-    j_client,
+    questions: list[EvalQuestion],
+    problems: list[str],
+    contexts: dict[str, list[Fact]],
+    perturbations: dict[str, list[Perturbation]],
+    grid_subset: set[str],
+    gts: dict[str, list[Fact]],
+    stored: list[dict],
+    judge: Judge,
+    responder: Responder | None,
+    r_client: LLMClient | None,
+    j_client: LLMClient | None,
     progress: Progress | None,
     started: float,
     lease: leases.Lease,

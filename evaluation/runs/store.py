@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from evaluation.judges.votes import SelfAgreement, self_agreement
 from evaluation.models import AnswerResult, AnswerVariant, QuestionResult
@@ -12,6 +12,9 @@ from kg import runs as kg_runs
 from kg.ids import answer_uid, claim_uid, verdict_uid
 from kg.runs import RunRecord, RunStatus, now
 from kg.store import Store
+
+if TYPE_CHECKING:
+    import neo4j
 
 EVAL_KINDS = ("eval", "judge")
 
@@ -200,7 +203,7 @@ def write_batch(
     rows = batch_rows(run, judge, results)
     stamp = now()
 
-    def work(tx) -> None:
+    def work(tx: neo4j.ManagedTransaction) -> None:
         if rows["answers"]:
             Store.tx_query(tx, "eval/write_answers", rows=rows["answers"], run=run, now=stamp)
         if rows["verdicts"]:

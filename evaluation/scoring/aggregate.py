@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from evaluation.reporting import CI, Table, bootstrap_cis
 from evaluation.scoring.question_scores import QuestionScore
@@ -49,7 +50,7 @@ def metric_cis(
     return bootstrap_cis(columns, strata=strata, resamples=resamples, seed=seed)
 
 
-def _row(label: str, key: str, scores: list[QuestionScore], **kw) -> dict:
+def _row(label: str, key: str, scores: list[QuestionScore], **kw: Any) -> dict:
     return {
         key: label,
         "n": len(scores),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -11,6 +11,9 @@ from evaluation.runs.store import get_run
 from evaluation.scoring.metrics import faithfulness, partial_scores, path_scores
 from kg import cypher_files
 from kg.store import Store
+
+if TYPE_CHECKING:
+    import neo4j
 
 
 class QuestionScore(BaseModel):
@@ -115,7 +118,7 @@ def _fetch(store: Store, run_id: str) -> list[dict[str, Any]]:
     text = cypher_files.load("eval/scores")
     with store.session() as s:
 
-        def work(tx):
+        def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
             result = tx.run(text, {"uid": run_id})
             keys = result.keys()
             return [dict(zip(keys, rec.values(), strict=True)) for rec in result]

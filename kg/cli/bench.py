@@ -8,13 +8,13 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.table import Table
 
 from kg.cli.console import console, err_console, fail, open_store
-from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
+from kg.cli.scopes import DOMAINS, ORIGIN, selected
 from kg.domains import Origin
 
 if TYPE_CHECKING:
@@ -212,8 +212,8 @@ def export_perspectivebench_cmd(
 
 # ---------------------------------------------------------------- stats
 def stats(
-    domain: list[str] = DOMAINS_OPTION,
-    origin: Origin = ORIGIN_OPTION,
+    domain: Annotated[list[str] | None, DOMAINS] = None,
+    origin: Annotated[Origin | None, ORIGIN] = None,
     fmt: StatsFmt = typer.Option(StatsFmt.table, "--format"),
 ) -> None:
     """Questions and mean valid/target/distractor paths per domain and hop, plus the cover-all

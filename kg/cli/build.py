@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from pydantic import Field
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -24,7 +25,10 @@ from rich.text import Text
 
 from construction.pipeline import STAGES as STAGE_NAMES
 from kg.cli.console import console, err_console, fail, open_store
-from kg.cli.fleet_options import base_url_option, fleet_option
+from kg.cli.options import Change, LLMEndpoint, OptionGroup, grouped
+
+if TYPE_CHECKING:
+    from construction.pipeline.config import BuildConfig
 
 SUMMARY_ROWS = [
     ("chunks", "chunks"),
@@ -90,10 +94,131 @@ def _stage_table(result: Any) -> Table:
     return table
 
 
+class BuildSettings(OptionGroup):
+    """`kg build`'s settings of the pipeline (`BuildConfig`), one option each."""
+
+    allow_new_relations: Annotated[
+        bool,
+        typer.Option(help="accept model labels outside the palette (recorded with descriptions)"),
+    ] = False
+    chunk_size: Annotated[int, typer.Option(help="characters per chunk for text files")] = 1000
+    chunk_overlap: Annotated[int, typer.Option(help="overlap between text chunks")] = 150
+    embedding_model: Annotated[str, typer.Option()] = "all-MiniLM-L6-v2"
+    duplicate_cosine: Annotated[float, typer.Option(help="merge facts at this cosine")] = 0.95
+    umap: Annotated[bool, typer.Option(help="reduce the embeddings before HDBSCAN")] = Field(
+        True, serialization_alias="use_umap"
+    )
+    reducer: Annotated[
+        str,
+        typer.Option(
+            help="umap (the published pipeline's; JIT "
+            "cached on disk), spectral (~1 s, fewer concepts on a "
+            "textbook) or auto (spectral below 300 facts)"
+        ),
+    ] = "auto"
+    min_cluster_size: Annotated[
+        int, typer.Option(help="HDBSCAN (scaled down for small corpora)")
+    ] = 10
+    min_pair_score: Annotated[float, typer.Option(help="keep concept pairs scoring this")] = 4.0
+    top_k: Annotated[
+        int,
+        typer.Option(
+            help="keep each concept's top k pairs (0 = all pairs scoring at least --min-pair-score)"
+        ),
+    ] = Field(3, serialization_alias="top_k_pairs")
+    cluster_selection: Annotated[
+        str | None,
+        typer.Option(
+            help="HDBSCAN cluster selection: leaf (fine-grained) or eom (default: eom "
+            "after the spectral reduction, leaf after UMAP)"
+        ),
+    ] = None
+    max_hops: Annotated[int, typer.Option(help="longest reasoning path (1-3)")] = 3
+    one_hop_min: Annotated[
+        int | None,
+        typer.Option(
+            help="parallel relations a 1-hop pair needs (default 3 with a model, 2 offline)"
+        ),
+    ] = Field(None, serialization_alias="one_hop_min_relations")
+    multi_hop_min: Annotated[
+        int | None,
+        typer.Option(
+            help="fewest relation combinations of "
+            "a multi-hop concept sequence (default 4 "
+            "with a model, 2 offline)"
+        ),
+    ] = Field(None, serialization_alias="multi_hop_min_combinations")
+    multi_hop_max: Annotated[
+        int, typer.Option(help="most relation combinations of a multi-hop concept sequence")
+    ] = Field(14, serialization_alias="multi_hop_max_combinations")
+    max_questions: Annotated[
+        int,
+        typer.Option(
+            help="most questions per build (per hop in the paper's proportions, round-robin "
+            "over endpoint pairs); 0 = one per perspective"
+        ),
+    ] = 333
+    evidence: Annotated[int, typer.Option(help="focused evidence facts per question (offline)")] = (
+        Field(4, serialization_alias="evidence_per_question")
+    )
+
+    def config(self, domain: str, concurrency: int) -> BuildConfig:
+        """The build's `BuildConfig`; a bad value is an error naming the setting."""
+        from pydantic import ValidationError
+
+        from construction.pipeline.config import BuildConfig
+
+        try:
+            return BuildConfig(
+                domain=domain,
+                concurrency=concurrency,
+                # Fields are named as BuildConfig's (serialization aliases); 0 means "no cap".
+                **self.model_dump(by_alias=True)
+                | {"top_k_pairs": self.top_k or None, "max_questions": self.max_questions or None},
+            )
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            fail(f"build setting {'.'.join(map(str, err['loc']))}: {err['msg']}")
+
+
+class BuildRun(OptionGroup):
+    """`kg build`: which stages run, over what the domain holds, and how the result is shown."""
+
+    from_stage: Annotated[str | None, typer.Option(help="rerun from this stage on")] = None
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="delete what the domain holds "
+            "(imported or built questions) and build it anew; "
+            "needs --yes",
+        ),
+    ] = False
+    yes: Annotated[bool, typer.Option("--yes", help="confirm --replace")] = False
+    extend: Annotated[
+        bool,
+        typer.Option(
+            "--extend",
+            help="build more chunks into an existing domain as new questions with new ids; "
+            "its questions, their ids and the runs that reference them stay",
+        ),
+    ] = False
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="run later stages even when a stage had failed items (recorded on the Run)",
+        ),
+    ] = False
+    as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="log each stage")] = False
+
+
 def register(app: typer.Typer) -> None:
     """Attach this area's commands to the main app."""
 
     @app.command("build")
+    @grouped
     def build(
         target: str = typer.Argument(
             ...,
@@ -113,85 +238,14 @@ def register(app: typer.Typer) -> None:
         model: str | None = typer.Option(
             None, help="builder model (provider/name); offline heuristics when omitted"
         ),
-        base_url: list[str] = base_url_option(),
-        fleet: Path | None = fleet_option(),
-        api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the key"),
-        no_cache: bool = typer.Option(False, "--no-cache", help="bypass the response cache"),
-        from_stage: str | None = typer.Option(None, help="rerun from this stage on"),
-        allow_new_relations: bool = typer.Option(
-            False, help="accept model labels outside the palette (recorded with descriptions)"
-        ),
-        chunk_size: int = typer.Option(1000, help="characters per chunk for text files"),
-        chunk_overlap: int = typer.Option(150, help="overlap between text chunks"),
-        embedding_model: str = typer.Option("all-MiniLM-L6-v2"),
-        duplicate_cosine: float = typer.Option(0.95, help="merge facts at this cosine"),
-        umap: bool = typer.Option(True, help="reduce the embeddings before HDBSCAN"),
-        reducer: str = typer.Option(
-            "auto",
-            help="umap (the published pipeline's; JIT "
-            "cached on disk), spectral (~1 s, fewer concepts on a "
-            "textbook) or auto (spectral below 300 facts)",
-        ),
-        min_cluster_size: int = typer.Option(10, help="HDBSCAN (scaled down for small corpora)"),
-        min_pair_score: float = typer.Option(4.0, help="keep concept pairs scoring this"),
-        top_k: int = typer.Option(
-            3,
-            help="keep each concept's top k pairs (0 = all pairs "
-            "scoring at least --min-pair-score)",
-        ),
-        cluster_selection: str | None = typer.Option(
-            None,
-            help="HDBSCAN cluster selection: leaf (fine-grained) or eom (default: eom "
-            "after the spectral reduction, leaf after UMAP)",
-        ),
-        max_hops: int = typer.Option(3, help="longest reasoning path (1-3)"),
-        one_hop_min: int | None = typer.Option(
-            None, help="parallel relations a 1-hop pair needs (default 3 with a model, 2 offline)"
-        ),
-        multi_hop_min: int | None = typer.Option(
-            None,
-            help="fewest relation combinations of "
-            "a multi-hop concept sequence (default 4 "
-            "with a model, 2 offline)",
-        ),
-        multi_hop_max: int = typer.Option(
-            14, help="most relation combinations of a multi-hop concept sequence"
-        ),
-        max_questions: int = typer.Option(
-            333,
-            help="most questions per build (per hop in the paper's proportions, round-robin "
-            "over endpoint pairs); 0 = one per perspective",
-        ),
-        evidence: int = typer.Option(4, help="focused evidence facts per question (offline)"),
-        concurrency: int = typer.Option(4, help="model calls in flight"),
-        replace: bool = typer.Option(
-            False,
-            "--replace",
-            help="delete what the domain holds "
-            "(imported or built questions) and build it anew; "
-            "needs --yes",
-        ),
-        yes: bool = typer.Option(False, "--yes", help="confirm --replace"),
-        extend: bool = typer.Option(
-            False,
-            "--extend",
-            help="build more chunks into an existing domain as new questions with new ids; "
-            "its questions, their ids and the runs that reference them stay",
-        ),
-        allow_partial: bool = typer.Option(
-            False,
-            "--allow-partial",
-            help="run later stages even when a stage had failed items (recorded on the Run)",
-        ),
-        as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
-        verbose: bool = typer.Option(False, "-v", "--verbose", help="log each stage"),
+        llm: LLMEndpoint = LLMEndpoint.options(concurrency=Change(4, "model calls in flight")),
+        settings: BuildSettings = BuildSettings.options(),
+        run: BuildRun = BuildRun.options(),
     ) -> None:
         """Build a perspective benchmark for DOMAIN from text, into the graph (resumable)."""
-        from pydantic import ValidationError
-
-        from construction.pipeline.config import BuildConfig
         from construction.pipeline.runner import build_domain
 
+        from_stage = run.from_stage
         if target in STAGE_NAMES:
             if not domain_arg:
                 fail(f"`kg build {target} DOMAIN`: name the domain to run stage {target} on")
@@ -210,54 +264,22 @@ def register(app: typer.Typer) -> None:
         if only == ["chunks"] and not chunks:
             fail("stage chunks needs --chunks FILE")
         logging.basicConfig(
-            level=logging.INFO if verbose else logging.WARNING,
+            level=logging.INFO if run.verbose else logging.WARNING,
             format="%(levelname)s %(name)s: %(message)s",
         )
-        try:
-            cfg = BuildConfig(
-                domain=domain,
-                chunk_size=chunk_size,
-                chunk_overlap=chunk_overlap,
-                embedding_model=embedding_model,
-                duplicate_cosine=duplicate_cosine,
-                use_umap=umap,
-                reducer=reducer,
-                min_cluster_size=min_cluster_size,
-                min_pair_score=min_pair_score,
-                top_k_pairs=top_k or None,
-                allow_new_relations=allow_new_relations,
-                concurrency=concurrency,
-                cluster_selection=cluster_selection,
-                max_hops=max_hops,
-                one_hop_min_relations=one_hop_min,
-                multi_hop_min_combinations=multi_hop_min,
-                multi_hop_max_combinations=multi_hop_max,
-                evidence_per_question=evidence,
-                max_questions=max_questions or None,
-            )
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            fail(f"build setting {'.'.join(map(str, err['loc']))}: {err['msg']}")
-        llm = None
+        cfg = settings.config(domain, llm.concurrency)
+        llm_route = None
         if model:
             from construction.pipeline.llm_route import make_build_llm
-            from kg.llm import llm_config
 
-            llm = make_build_llm(
-                config=llm_config(
-                    model,
-                    role="builder",
-                    base_url=base_url,
-                    fleet=fleet,
-                    api_key_env=api_key_env,
-                    no_cache=no_cache,
-                    concurrency=concurrency,
-                )
-            )
-            if llm is not None and llm.client.config.endpoints:  # a fleet: items for every slot
-                cfg = cfg.model_copy(update={"concurrency": llm.client.config.in_flight})
+            llm_route = make_build_llm(config=llm.config(model, "builder"))
+            if (
+                llm_route is not None and llm_route.client.config.endpoints
+            ):  # a fleet: items for every slot
+                cfg = cfg.model_copy(update={"concurrency": llm_route.client.config.in_flight})
         from kg.llm.fleet import fleet_stats, stats_line
 
+        as_json = run.as_json
         with (
             open_store() as store,
             Progress(
@@ -277,13 +299,13 @@ def register(app: typer.Typer) -> None:
                 cfg,
                 chunk_paths=list(chunks) or None,
                 palette_path=palette,
-                llm=llm,
+                llm=llm_route,
                 from_stage=from_stage,
                 only=only,
-                allow_partial=allow_partial,
-                replace=replace,
-                yes=yes,
-                extend=extend,
+                allow_partial=run.allow_partial,
+                replace=run.replace,
+                yes=run.yes,
+                extend=run.extend,
                 progress=lambda label, total: _Bar(progress, label, total),
             )
             report = None
@@ -300,7 +322,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             body = result.model_dump()
             body["validation"] = report.model_dump() if report else None
-            body["endpoints"] = fleet_stats([llm.client]) if llm is not None else []
+            body["endpoints"] = fleet_stats([llm_route.client]) if llm_route is not None else []
             console.print_json(json.dumps(body))
         else:
             console.print(_stage_table(result))
@@ -309,7 +331,7 @@ def register(app: typer.Typer) -> None:
                 for note in s["notes"]:
                     style = "bold yellow" if note.startswith("WARNING") else "dim"
                     console.print(f"[{style}]{s['stage']}: {note}[/]", highlight=False)
-            for row in fleet_stats([llm.client]) if llm is not None else []:
+            for row in fleet_stats([llm_route.client]) if llm_route is not None else []:
                 console.print(f"  {stats_line(row)}", highlight=False)  # a fleet, per endpoint
             if report is not None:
                 from kg.cli.validate import print_report

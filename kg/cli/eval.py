@@ -4,42 +4,39 @@ stored questions."""
 from __future__ import annotations
 
 import json
-from enum import Enum
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from kg.cli.console import console, fail, open_store
-from kg.cli.fleet_options import base_url_option, fleet_option
-from kg.cli.judge_options import (
-    check_judge_options,
-    judge_granularity_option,
-    judge_votes_option,
+from kg.cli.options import (
+    DROP,
+    Change,
+    Generation,
+    JudgeChoice,
+    LLMEndpoint,
+    OptionGroup,
+    Output,
+    Scope,
+    Scoring,
+    Selection,
+    Spend,
+    choice,
+    grouped,
 )
-from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
-from kg.domains import Origin
 
-E = TypeVar("E", bound=Enum)
+if TYPE_CHECKING:
+    from evaluation.runs.spec import RunSpec
+
 
 eval_app = typer.Typer(
     help="Ask models the stored questions, judge, score and report.", no_args_is_help=True
 )
 
 
-def _choice(enum: type[E], value: str, option: str) -> E:
-    """An enum option value, or an `InputError` listing the choices."""
-    from kg.errors import InputError
-
-    try:
-        return enum(value)
-    except ValueError:
-        raise InputError(
-            f"{option} {value!r}: choose one of {', '.join(str(m.value) for m in enum)}"
-        ) from None
-
-
-def _execute(spec) -> None:
+def _execute(spec: RunSpec) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from evaluation.runs.runner import execute
@@ -92,175 +89,149 @@ def _execute(spec) -> None:
         raise typer.Exit(2)
 
 
+class Answering(OptionGroup):
+    """`kg eval run`: who answers, under which setting, into which run."""
+
+    responder: Annotated[
+        str,
+        typer.Option(
+            help="llm (needs --model) or an offline baseline: cover-all, target-only, empty"
+        ),
+    ] = "llm"
+    model: Annotated[str | None, typer.Option(help="responder model, e.g. openai/gpt-4o")] = None
+    setting: Annotated[str, typer.Option(help="base, oracle, noisy, rag-bm25, rag-dense")] = (
+        "oracle"
+    )
+    strategy: Annotated[str, typer.Option(help="plain, one-shot, negative")] = "plain"
+    noise: Annotated[int, typer.Option(help="Noisy: extra facts from the question's own graph")] = 5
+    top_k: Annotated[
+        int | None, typer.Option(help="RAG: facts retrieved (default: Noisy's count)")
+    ] = None
+    run_id: Annotated[str | None, typer.Option(help="run id; an existing id resumes that run")] = (
+        None
+    )
+    skip_invalid: Annotated[bool, typer.Option(help="skip unscorable questions (counted)")] = False
+
+    def run_fields(self) -> dict[str, Any]:
+        """The `RunSpec` fields this group sets (`--setting`, `--strategy` checked)."""
+        from evaluation.models import Setting, Strategy
+
+        return self.model_dump(exclude={"model"}) | {
+            "setting": choice(Setting, self.setting, "--setting"),
+            "strategy": choice(Strategy, self.strategy, "--strategy"),
+        }
+
+
+class Robustness(OptionGroup):
+    """`kg eval run`: the robustness profile's extra answers (FRS, C3, PROOF)."""
+
+    samples: Annotated[
+        int,
+        typer.Option(
+            help="answers per question, each with its own seed and token logprobs (FRS: "
+            "`kg eval report --top-k-percent`); use with --temperature"
+        ),
+    ] = 1
+    contexts: Annotated[
+        int,
+        typer.Option(
+            help="C3: also answer each question under C seeded, content-neutral context "
+            "perturbations (domain facts or a neutral framing put before it); the report adds "
+            "the consistency tables"
+        ),
+    ] = 0
+    formulations: Annotated[
+        str | None,
+        typer.Option(
+            help="PROOF: also ask these formulations, comma-separated or 'all': original, "
+            "neutral-1, neutral-2, adversarial, hint (see `kg eval profile`)"
+        ),
+    ] = None
+    decoders: Annotated[
+        str | None,
+        typer.Option(
+            help="PROOF: decoder grid on a seeded subset, points separated by ';', e.g. "
+            "'temperature=0.2;temperature=1.0,top_p=0.9;seed=7'"
+        ),
+    ] = None
+    subset_percent: Annotated[
+        float,
+        typer.Option(help="PROOF: percent of the selected questions the decoder grid runs on"),
+    ] = 10.0
+
+    def run_fields(self) -> dict[str, Any]:
+        """The `RunSpec` fields this group sets, checked: bad names or grid points are an
+        `InputError` (reported by KGGroup)."""
+        from evaluation.profiles.decoders import check_subset, parse_grid
+        from evaluation.profiles.formulations import parse_names
+
+        if self.samples < 1:
+            fail(f"--samples: must be at least 1 (got {self.samples})")
+        if self.contexts < 0:
+            fail(f"--contexts: must be at least 0 (got {self.contexts})")
+        check_subset(self.subset_percent)
+        return self.model_dump() | {
+            "formulations": parse_names(self.formulations) or None,
+            "decoders": parse_grid(self.decoders) or None,
+        }
+
+
 @eval_app.command("run")
+@grouped
 def run_cmd(
-    responder: str = typer.Option(
-        "llm", help="llm (needs --model) or an offline baseline: cover-all, target-only, empty"
+    answering: Answering = Answering.options(),
+    llm: LLMEndpoint = LLMEndpoint.options(
+        base_url=Change(help="OpenAI-compatible endpoint of the responder; repeat it for a fleet"),
+        api_key_env=Change(help="env var with the responder key"),
+        concurrency=Change(help="requests in flight per role"),
     ),
-    model: str = typer.Option(None, help="responder model, e.g. openai/gpt-4o"),
-    base_url: list[str] = base_url_option("OpenAI-compatible endpoint of the responder"),
-    fleet: Path = fleet_option(),
-    judge: str = typer.Option(
-        "edge-evidence",
-        help="offline judge 'edge-evidence' (default), "
-        "'embedding' (baseline) or a judge model such as openai/gpt-4o",
-    ),
-    judge_base_url: list[str] = base_url_option(
-        "endpoint of the judge (default: --base-url)", "--judge-base-url"
-    ),
-    judge_fleet: Path = fleet_option(
-        "fleet file of the judge (default: --fleet, when no --judge-base-url)", "--judge-fleet"
-    ),
-    judge_votes: int = judge_votes_option(),
-    judge_granularity: str = judge_granularity_option(),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the responder key"),
-    judge_api_key_env: str = typer.Option(None, help="env var with the judge key"),
-    setting: str = typer.Option("oracle", help="base, oracle, noisy, rag-bm25, rag-dense"),
-    strategy: str = typer.Option("plain", help="plain, one-shot, negative"),
-    gt: str = typer.Option("evidence", "--gt", help="faithfulness ground truth: evidence, full"),
-    domain: list[str] = DOMAINS_OPTION,
-    origin: Origin = ORIGIN_OPTION,
-    hop: list[int] = typer.Option(None, help="only these hops (repeatable)"),
-    limit: int = typer.Option(None, help="first N questions (by domain, id)"),
-    run_id: str = typer.Option(None, help="run id; an existing id resumes that run"),
-    concurrency: int = typer.Option(8, help="requests in flight per role"),
-    no_cache: bool = typer.Option(False, "--no-cache", help="do not use the response cache"),
-    max_cost: float = typer.Option(None, help="stop once this many dollars are spent"),
-    prices: Path = typer.Option(None, help="JSON price table {model: {input_per_mtok, ...}}"),
-    temperature: float = typer.Option(None),
-    max_tokens: int = typer.Option(None),
-    reasoning_effort: str = typer.Option(None, help="minimal, low, medium, high"),
-    timeout: float = typer.Option(None, help="seconds per request"),
-    noise: int = typer.Option(5, help="Noisy: extra facts from the question's own graph"),
-    top_k: int = typer.Option(None, help="RAG: facts retrieved (default: Noisy's count)"),
-    seed: int = typer.Option(0),
-    relevancy_n: int = typer.Option(3, help="questions regenerated for relevancy"),
-    path_threshold: float = typer.Option(0.8, help="embedding judge: edge cosine threshold"),
-    claim_threshold: float = typer.Option(0.7, help="embedding judge: claim cosine threshold"),
-    skip_invalid: bool = typer.Option(False, help="skip unscorable questions (counted)"),
-    samples: int = typer.Option(
-        1,
-        help="answers per question, each with its own seed and token logprobs (FRS: "
-        "`kg eval report --top-k-percent`); use with --temperature",
-    ),
-    contexts: int = typer.Option(
-        0,
-        help="C3: also answer each question under C seeded, content-neutral context "
-        "perturbations (domain facts or a neutral framing put before it); the report adds "
-        "the consistency tables",
-    ),
-    formulations: str = typer.Option(
-        None,
-        help="PROOF: also ask these formulations, comma-separated or 'all': original, "
-        "neutral-1, neutral-2, adversarial, hint (see `kg eval profile`)",
-    ),
-    decoders: str = typer.Option(
-        None,
-        help="PROOF: decoder grid on a seeded subset, points separated by ';', e.g. "
-        "'temperature=0.2;temperature=1.0,top_p=0.9;seed=7'",
-    ),
-    subset_percent: float = typer.Option(
-        10.0, help="PROOF: percent of the selected questions the decoder grid runs on"
-    ),
+    judging: JudgeChoice = JudgeChoice.options(),
+    scoring: Scoring = Scoring.options(),
+    sel: Selection = Selection.options(),
+    spend: Spend = Spend.options(),
+    gen: Generation = Generation.options(),
+    robust: Robustness = Robustness.options(),
 ) -> None:
     """Answer the selected questions with a responder, judge every answer, store the run.
 
     Without --domain and --origin, only the imported (published) domains are evaluated when
     the graph holds one: drafts built beside them need --domain NAME or --origin built."""
-    from evaluation.judges import OFFLINE_JUDGES
-    from evaluation.models import GroundTruth, Setting, Strategy
     from evaluation.responders.responder import OFFLINE_RESPONDERS
     from evaluation.runs.spec import RunSpec
-    from kg.llm import llm_config
 
-    if samples < 1:
-        fail(f"--samples: must be at least 1 (got {samples})")
-    check_judge_options(judge, judge_votes, judge_granularity, judge in OFFLINE_JUDGES)
-    if contexts < 0:
-        fail(f"--contexts: must be at least 0 (got {contexts})")
-    from evaluation.profiles.decoders import check_subset, parse_grid
-    from evaluation.profiles.formulations import parse_names
-
-    forms = parse_names(formulations) or None  # bad names / points: InputError (KGGroup)
-    grid = parse_grid(decoders) or None
-    check_subset(subset_percent)
-    common: dict[str, Any] = {
-        "no_cache": no_cache,
-        "max_cost": max_cost,
-        "prices": prices,
-        "concurrency": concurrency,
-        "timeout_s": timeout,
-    }
+    a = answering
+    judging.check()
+    profile = robust.run_fields()
     r_llm = None
-    if responder == "llm":
-        if not model:
+    if a.responder == "llm":
+        if not a.model:
             fail(
                 "--responder llm needs --model (or use an offline baseline: "
                 "--responder cover-all|target-only|empty)"
             )
-        r_llm = llm_config(
-            model,
-            base_url=base_url,
-            fleet=fleet,
-            role="responder",
-            api_key_env=api_key_env,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            reasoning_effort=reasoning_effort,
-            **common,
-        )
-    elif responder not in OFFLINE_RESPONDERS:
-        fail(f"unknown responder {responder!r}: llm, {', '.join(OFFLINE_RESPONDERS)}")
-    j_llm = None
-    if judge not in OFFLINE_JUDGES:
-        own = bool(judge_base_url or judge_fleet)  # the judge's own endpoints, else the responder's
-        j_llm = llm_config(
-            judge,
-            base_url=judge_base_url if own else base_url,
-            fleet=judge_fleet if own else fleet,
-            role="judge",
-            api_key_env=judge_api_key_env or api_key_env,
-            **common,
-        )
+        r_llm = llm.config(a.model, "responder", **spend.model_dump(), **gen.settings())
+    elif a.responder not in OFFLINE_RESPONDERS:
+        fail(f"unknown responder {a.responder!r}: llm, {', '.join(OFFLINE_RESPONDERS)}")
     spec = RunSpec(
         kind="eval",
-        run_id=run_id,
-        responder=responder,
         responder_llm=r_llm,
-        judge=judge if judge in OFFLINE_JUDGES else "llm",
-        judge_llm=j_llm,
-        judge_votes=judge_votes,
-        judge_granularity=judge_granularity,
-        setting=_choice(Setting, setting, "--setting"),
-        strategy=_choice(Strategy, strategy, "--strategy"),
-        gt=_choice(GroundTruth, gt, "--gt"),
-        noise=noise,
-        top_k=top_k,
-        seed=seed,
-        relevancy_n=relevancy_n,
-        path_threshold=path_threshold,
-        claim_threshold=claim_threshold,
-        domains=_eval_domains(domain, origin),
-        hops=hop or None,
-        limit=limit,
-        skip_invalid=skip_invalid,
-        samples=samples,
-        contexts=contexts,
-        formulations=forms,
-        decoders=grid,
-        subset_percent=subset_percent,
+        **a.run_fields(),
+        **judging.run_fields(llm, spend),
+        **scoring.run_fields(),
+        **profile,
+        **sel.run_fields(_eval_domains(sel)),
     )
     _execute(spec)
 
 
-def _eval_domains(domain: list[str] | None, origin: Origin | None) -> list[str] | None:
+def _eval_domains(sel: Scope) -> list[str] | None:
     """`kg eval run`'s selection: the named domains/origin, else the imported domains when the
     graph holds one (said on screen, with the drafts left out), else every domain."""
     from kg import domains as kg_domains
 
     with open_store() as store:
-        if domain or origin is not None:
-            return selected(store, domain, origin)
+        if sel.domain or sel.origin is not None:
+            return sel.domains(store)
         default = kg_domains.default_eval_origin(store)
         if default is None:
             return None
@@ -277,76 +248,40 @@ def _eval_domains(domain: list[str] | None, origin: Origin | None) -> list[str] 
 
 
 @eval_app.command("judge")
+@grouped
 def judge_cmd(
     run: str = typer.Option(..., "--run", help="the run whose stored answers are judged"),
-    judge: str = typer.Option(
-        ..., help="'edge-evidence', 'embedding' or a judge model, e.g. openai/gpt-4o"
+    judging: JudgeChoice = JudgeChoice.options(
+        judge=Change(default=...), judge_base_url=DROP, judge_fleet=DROP, judge_api_key_env=DROP
     ),
-    base_url: list[str] = base_url_option("OpenAI-compatible endpoint of the judge"),
-    fleet: Path = fleet_option(),
-    api_key_env: str = typer.Option("OPENAI_API_KEY"),
-    judge_votes: int = judge_votes_option(),
-    judge_granularity: str = judge_granularity_option(),
+    llm: LLMEndpoint = LLMEndpoint.options(
+        base_url=Change(help="OpenAI-compatible endpoint of the judge; repeat it for a fleet")
+    ),
     run_id: str = typer.Option(None, help="id of the judge run (resumes when it exists)"),
-    gt: str = typer.Option("evidence", "--gt", help="evidence or full"),
-    domain: list[str] = DOMAINS_OPTION,
-    origin: Origin = ORIGIN_OPTION,
-    hop: list[int] = typer.Option(None, help="only answers to these hops (repeatable)"),
-    limit: int = typer.Option(None, help="the first N answers (by question domain, id)"),
-    concurrency: int = typer.Option(8),
-    no_cache: bool = typer.Option(False, "--no-cache"),
-    max_cost: float = typer.Option(None),
-    prices: Path = typer.Option(None),
-    timeout: float = typer.Option(None),
-    seed: int = typer.Option(0),
-    relevancy_n: int = typer.Option(3),
-    path_threshold: float = typer.Option(0.8),
-    claim_threshold: float = typer.Option(0.7),
+    scoring: Scoring = Scoring.options(),
+    sel: Selection = Selection.options(
+        limit=Change(help="the first N answers (by question domain, id)"),
+        hop=Change(help="only answers to these hops (repeatable)"),
+    ),
+    spend: Spend = Spend.options(),
 ) -> None:
     """Judge a run's stored answers again with another judge (the responder is not asked)."""
-    from evaluation.judges import OFFLINE_JUDGES
-    from evaluation.models import GroundTruth
     from evaluation.runs.spec import RunSpec
-    from kg.llm import llm_config
 
-    check_judge_options(judge, judge_votes, judge_granularity, judge in OFFLINE_JUDGES)
-    j_llm = (
-        None
-        if judge in OFFLINE_JUDGES
-        else llm_config(
-            judge,
-            base_url=base_url,
-            fleet=fleet,
-            role="judge",
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            no_cache=no_cache,
-            max_cost=max_cost,
-            prices=prices,
-            timeout_s=timeout,
-        )
-    )
+    judging.check()
     spec = RunSpec(
         kind="judge",
         run_id=run_id,
         source_run=run,
-        judge=judge if judge in OFFLINE_JUDGES else "llm",
-        judge_llm=j_llm,
-        judge_votes=judge_votes,
-        judge_granularity=judge_granularity,
-        gt=_choice(GroundTruth, gt, "--gt"),
-        domains=_scope(domain, origin),
-        hops=hop or None,
-        limit=limit,
-        seed=seed,
-        relevancy_n=relevancy_n,
-        path_threshold=path_threshold,
-        claim_threshold=claim_threshold,
+        **judging.run_fields(llm, spend),
+        **scoring.run_fields(),
+        **sel.run_fields(_scope(sel)),
     )
     _execute(spec)
 
 
 @eval_app.command("import-answers")
+@grouped
 def import_answers_cmd(
     file: Path = typer.Argument(
         ...,
@@ -354,8 +289,7 @@ def import_answers_cmd(
         "model, prompt_tokens, completion_tokens",
     ),
     run_id: str = typer.Option(..., "--run-id", help="id of the run that holds the answers"),
-    domain: list[str] = DOMAINS_OPTION,
-    origin: Origin = ORIGIN_OPTION,
+    scope: Scope = Scope.options(),
 ) -> None:
     """Store answers made by another harness as a run, to judge (`kg eval judge`) and report."""
     from evaluation.runs.answer_import import import_answers
@@ -364,8 +298,7 @@ def import_answers_cmd(
     if not file.is_file():
         fail(f"{file}: no such file")
     with open_store() as store:  # a bad line (AnswerFileError) is reported by KGGroup
-        scope = selected(store, domain, origin)
-        questions, _ = load_questions(store, domains=scope, skip_invalid=True)
+        questions, _ = load_questions(store, domains=scope.domains(store), skip_invalid=True)
         summary = import_answers(store, file, run_id, questions)
     what = "stored" if summary.new_run else "already stored (nothing changed)"
     console.print(
@@ -374,29 +307,23 @@ def import_answers_cmd(
     )
 
 
-def _scope(domain: list[str] | None, origin: Origin | None) -> list[str] | None:
+def _scope(scope: Scope) -> list[str] | None:
     with open_store() as store:
-        return selected(store, domain, origin)
+        return scope.domains(store)
 
 
-def _formats(value: str) -> list[str]:
-    out = [f.strip() for f in value.split(",") if f.strip()]
-    bad = [f for f in out if f not in ("csv", "json", "md")]
-    if bad:
-        fail(f"unknown format(s) {', '.join(bad)}: csv, json, md")
-    return out
-
-
-def _print_tables(tables) -> None:
+def _print_tables(tables: Iterable[Any]) -> None:
     for t in tables:
         console.print(t.to_markdown(), highlight=False, markup=False, soft_wrap=True)
 
 
 @eval_app.command("report")
+@grouped
 def report_cmd(
     runs: list[str] = typer.Argument(..., help="run ids"),
-    out: Path = typer.Option(None, help="write CSV/JSON/Markdown tables and PNG plots here"),
-    formats: str = typer.Option("csv,json,md", help="comma-separated: csv, json, md"),
+    output: Output = Output.options(
+        out=Change(help="write CSV/JSON/Markdown tables and PNG plots here")
+    ),
     plots: bool = typer.Option(True, help="PNG plots (with --out)"),
     html: Path = typer.Option(
         None,
@@ -420,15 +347,15 @@ def report_cmd(
     if top_k_percent is not None:
         check_top_k(top_k_percent)  # before opening the database
     with open_store() as store:
-        rep = build_report(store, runs, out, _formats(formats), plots, top_k_percent)
+        rep = build_report(store, runs, output.out, output.chosen(), plots, top_k_percent)
         if html is not None:
             _write_html(store, runs, html)
     if rep.lead is not None:
         print_paper_table(rep.lead)
     _print_tables(rep.tables.values())
-    if out is not None:
-        (out / "report.md").write_text(rep.markdown(), encoding="utf-8")
-        console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
+    if output.out is not None:
+        (output.out / "report.md").write_text(rep.markdown(), encoding="utf-8")
+        console.print(f"wrote {len(rep.files) + 1} file(s) to {output.out}")
     if html is not None:
         console.print(f"wrote {html}", highlight=False)
 
@@ -465,7 +392,7 @@ def table_cmd(
     marked as the paper marks them; the numbers are the per-run reports'."""
     from evaluation.reporting.paper_tables import Layout, paper_table
 
-    chosen = _choice(Layout, layout, "--layout")
+    chosen = choice(Layout, layout, "--layout")
     with open_store() as store:
         table = paper_table(store, runs, chosen)
     print_paper_table(table, ci)
@@ -484,10 +411,12 @@ def _write_html(store: Any, runs: list[str], path: Path) -> Path:
 
 
 @eval_app.command("profile")
+@grouped
 def profile_cmd(
     run: str = typer.Argument(..., help="run id"),
-    out: Path = typer.Option(None, help="write the tables (CSV/JSON/Markdown) and PNG plots here"),
-    formats: str = typer.Option("csv,json,md", help="comma-separated: csv, json, md"),
+    output: Output = Output.options(
+        out=Change(help="write the tables (CSV/JSON/Markdown) and PNG plots here")
+    ),
     plots: bool = typer.Option(True, help="PNG plots (with --out)"),
     top_k_percent: float = typer.Option(
         None, help="FRS: K of the top-K% aggregation, K in (0, 100] (default 50)"
@@ -502,11 +431,11 @@ def profile_cmd(
     if top_k_percent is not None:
         check_top_k(top_k_percent)
     with open_store() as store:
-        rep = build_profile(store, run, out, _formats(formats), plots, top_k_percent)
+        rep = build_profile(store, run, output.out, output.chosen(), plots, top_k_percent)
     _print_tables(rep.tables.values())
-    if out is not None:
-        (out / "profile.md").write_text(rep.markdown(), encoding="utf-8")
-        console.print(f"wrote {len(rep.files) + 1} file(s) to {out}")
+    if output.out is not None:
+        (output.out / "profile.md").write_text(rep.markdown(), encoding="utf-8")
+        console.print(f"wrote {len(rep.files) + 1} file(s) to {output.out}")
 
 
 @eval_app.command("view")
@@ -531,11 +460,11 @@ def view_cmd(
 
 
 @eval_app.command("compare")
+@grouped
 def compare_cmd(
     run_a: str = typer.Argument(...),
     run_b: str = typer.Argument(...),
-    out: Path = typer.Option(None),
-    formats: str = typer.Option("csv,json,md"),
+    output: Output = Output.options(),
     top_k_percent: float = typer.Option(
         None, help="FRS: K of the top-K% aggregation, K in (0, 100] (default 50 for sampled runs)"
     ),
@@ -545,7 +474,6 @@ def compare_cmd(
     Sampled runs (or --top-k-percent) are also compared under each FRS aggregation: all
     samples, first sample, top-K% most confident samples per question."""
     from evaluation.profiles.frs import check_top_k
-    from evaluation.reporting import export_table
     from evaluation.reporting.report import compare_runs, compare_runs_frs
 
     if top_k_percent is not None:
@@ -554,29 +482,36 @@ def compare_cmd(
         table = compare_runs(store, run_a, run_b)
         frs = compare_runs_frs(store, run_a, run_b, top_k_percent)
     _print_tables([table] + ([frs] if frs is not None else []))
-    if out is not None:
-        export_table(table, out, f"compare_{run_a}_{run_b}", _formats(formats))
-        if frs is not None:
-            export_table(frs, out, f"compare_frs_{run_a}_{run_b}", _formats(formats))
+    _export(output, [(table, f"compare_{run_a}_{run_b}"), (frs, f"compare_frs_{run_a}_{run_b}")])
 
 
 @eval_app.command("agreement")
+@grouped
 def agreement_cmd(
     run_1: str = typer.Argument(...),
     run_2: str = typer.Argument(...),
-    out: Path = typer.Option(None),
-    formats: str = typer.Option("csv,json,md"),
+    output: Output = Output.options(),
 ) -> None:
     """Two judges on the same answers: percent agreement, Cohen's kappa, confusion matrix."""
-    from evaluation.reporting import export_table
     from evaluation.reporting.report import judge_agreement
 
     with open_store() as store:
         summary, confusion = judge_agreement(store, run_1, run_2)
     _print_tables([summary, confusion])
-    if out is not None:
-        export_table(summary, out, f"agreement_{run_1}_{run_2}", _formats(formats))
-        export_table(confusion, out, f"confusion_{run_1}_{run_2}", _formats(formats))
+    _export(
+        output, [(summary, f"agreement_{run_1}_{run_2}"), (confusion, f"confusion_{run_1}_{run_2}")]
+    )
+
+
+def _export(output: Output, tables: list[tuple[Any, str]]) -> None:
+    """Write each table (None: left out) under its name in `--out`, when given."""
+    from evaluation.reporting import export_table
+
+    if output.out is None:
+        return
+    for table, name in tables:
+        if table is not None:
+            export_table(table, output.out, name, output.chosen())
 
 
 @eval_app.command("runs")

@@ -5,94 +5,67 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import typer
 
 from kg.cli.console import console, err_console, fail, open_store
-from kg.cli.fleet_options import base_url_option, fleet_option
-from kg.cli.judge_options import (
-    check_judge_options,
-    judge_granularity_option,
-    judge_votes_option,
-)
-from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
-from kg.domains import Origin
+from kg.cli.options import DROP, Change, JudgeChoice, LLMEndpoint, Selection, grouped
+
+if TYPE_CHECKING:
+    from evaluation.judges.base import Judge
 
 judge_app = typer.Typer(
     help="How far a judge can be trusted: validate it against gold labels.", no_args_is_help=True
 )
 
 
-def make_named_judge(
-    name: str,
-    *,
-    base_url: list[str] | str | None,
-    api_key_env: str,
-    concurrency: int,
-    timeout: float | None,
-    no_cache: bool,
-    votes: int = 1,
-    granularity: str = "answer",
-    fleet: Path | None = None,
-):
-    """An offline judge by name, else an LLM judge (path checklist only) for model `name`."""
+def make_named_judge(judging: JudgeChoice, llm: LLMEndpoint) -> Judge:
+    """An offline judge by name, else an LLM judge (path checklist only) for the model
+    `judging.judge` on the endpoint `llm`."""
     from evaluation.judges import OFFLINE_JUDGES, EdgeEvidenceJudge, EmbeddingJudge, LLMJudge
 
-    check_judge_options(name, votes, granularity, name in OFFLINE_JUDGES)
+    judging.check()
+    name = judging.judge
     if name == "edge-evidence":
         return EdgeEvidenceJudge(faithfulness=False)
     if name == "embedding":
         return EmbeddingJudge()
     if name.startswith(("offline:", "baseline:")):
         fail(f"unknown offline judge {name!r}: {', '.join(OFFLINE_JUDGES)}")
-    from kg.llm import LLMClient, llm_config
+    from kg.llm import LLMClient
 
-    cfg = llm_config(
-        name,
-        base_url=base_url,
-        fleet=fleet,
-        role="judge",
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        no_cache=no_cache,
-        max_cost=None,
-        prices=None,
-        timeout_s=timeout,
-    )
     return LLMJudge(
-        LLMClient(cfg),
+        LLMClient(llm.config(name, "judge")),
         relevancy_n=0,
         faithfulness=False,
-        votes=votes,
-        granularity="path" if granularity == "path" else "answer",
+        votes=judging.judge_votes,
+        granularity="path" if judging.judge_granularity == "path" else "answer",
     )
 
 
 @judge_app.command("validate")
+@grouped
 def validate_cmd(
     gold: Path = typer.Option(
         ..., "--gold", help="gold labels (JSON lines, see docs/judge-gold-format.md)"
     ),
-    judge: str = typer.Option(
-        "edge-evidence",
-        help="'edge-evidence', 'embedding' or a judge "
-        "model on an OpenAI-compatible endpoint (with --base-url)",
+    judging: JudgeChoice = JudgeChoice.options(
+        judge_base_url=DROP, judge_fleet=DROP, judge_api_key_env=DROP
     ),
-    base_url: list[str] = base_url_option("OpenAI-compatible endpoint of the judge model"),
-    fleet: Path = fleet_option(),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var with the judge's key"),
-    judge_votes: int = judge_votes_option(),
-    judge_granularity: str = judge_granularity_option(),
-    concurrency: int = typer.Option(8, help="requests in flight (LLM judge)"),
-    timeout: float = typer.Option(None, help="seconds per request (LLM judge)"),
-    no_cache: bool = typer.Option(False, "--no-cache", help="do not use the response cache"),
-    limit: int = typer.Option(
-        None,
-        "--limit",
-        min=1,
-        help="judge at most N gold answers (round robin over the questions): bounds a slow "
-        "LLM judge",
+    llm: LLMEndpoint = LLMEndpoint.options(
+        base_url=Change(
+            help="OpenAI-compatible endpoint of the judge model; repeat it for a fleet"
+        ),
+        api_key_env=Change(help="env var with the judge's key"),
+    ),
+    sel: Selection = Selection.options(
+        hop=DROP,
+        limit=Change(
+            min=1,
+            help="judge at most N gold answers (round robin over the questions): bounds a "
+            "slow LLM judge",
+        ),
     ),
     gold_kind: str = typer.Option(
         None,
@@ -100,8 +73,6 @@ def validate_cmd(
         help="natural (answers as models write them) or constructed (written to state chosen "
         "paths), for lines that declare no `kind`; default: inferred from known style names",
     ),
-    domain: list[str] = DOMAINS_OPTION,
-    origin: Origin = ORIGIN_OPTION,
     fmt: str = typer.Option("table", "--format", help="table or json"),
     store_result: bool = typer.Option(
         True, "--store/--no-store", help="keep the result in the graph for reports"
@@ -127,28 +98,18 @@ def validate_cmd(
     if not gold.is_file():
         fail(f"{gold}: no such gold file")
     with open_store() as store:  # a GoldFileError or bad judge setting is reported by KGGroup
-        questions, _ = load_questions(
-            store, domains=selected(store, domain, origin), skip_invalid=True
-        )
+        questions, _ = load_questions(store, domains=sel.domains(store), skip_invalid=True)
         kind = cast("GoldKind | None", gold_kind)  # checked above
-        items = first_answers(load_gold(gold, questions, kind), limit)
-        j = make_named_judge(
-            judge,
-            base_url=base_url,
-            fleet=fleet,
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout=timeout,
-            no_cache=no_cache,
-            votes=judge_votes,
-            granularity=judge_granularity,
-        )
+        items = first_answers(load_gold(gold, questions, kind), sel.limit)
+        j = make_named_judge(judging, llm)
         if isinstance(j, EdgeEvidenceJudge):  # its relation reader learns the graph's reasons
             j.learn(load_questions(store, skip_invalid=True)[0])
         decisions, errors = decide(j, items)
         if not decisions:
             fail(f"the judge failed on every gold answer: {'; '.join(errors[:3])}")
-        result = summarize(j.name, decisions, gold, file_hash(gold), errors, votes=judge_votes)
+        result = summarize(
+            j.name, decisions, gold, file_hash(gold), errors, votes=judging.judge_votes
+        )
         # A measurement with failed calls is partial: never stored over the last full one.
         if store_result and not errors:
             store_validation(store, result)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from kg.cli.console import console, err_console, fail
+
+if TYPE_CHECKING:
+    from kg.llm.local.settings import LocalLLMSettings
 
 llm_app = typer.Typer(
     help="Run a local language model (OpenAI-compatible server on "
@@ -18,7 +22,7 @@ llm_app = typer.Typer(
 MODEL_HELP = "a registered local model (`kg llm models`) or the path of a .gguf file"
 
 
-def _settings(port: int | None, **kw: object):
+def _settings(port: int | None, **kw: object) -> LocalLLMSettings:
     from kg.llm.local import get_local_settings
 
     try:

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
 from kg.cli.console import console, fail, open_store
-from kg.cli.fleet_options import base_url_option, fleet_option
+from kg.cli.options import DROP, Generation, LLMEndpoint, grouped
 
 if TYPE_CHECKING:
     from construction.perspectra.rows import ImportRows
+    from kg.llm import LLMClient
     from kg.store import Store
 
 app = typer.Typer(
@@ -25,6 +26,14 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 TASK_HELP = "t1 (opinion counting), t2 (opinion matching), t3 (polarity), or all"
+MODEL_HELP = "provider/model or bare name (OpenAI-compatible)"
+# One OptionInfo, shared by the commands that read a task set (typer copies nothing from it).
+TASK_SET_OPTION: Any = typer.Option(
+    None,
+    "--task-set",
+    "--build",
+    help="Task set id (one task; default: the task's only task set)",
+)
 
 
 def _tasks(task: str) -> list[str]:
@@ -70,7 +79,7 @@ def import_kialo(
     path: Path = typer.Argument(
         ..., exists=True, dir_okay=False, help="JSON list or JSONL of {topic, pros, cons}"
     ),
-):
+) -> None:
     """Import Kialo-style topics with pro and con opinion strings."""
     from construction.perspectra.kialo_import import kialo_rows
 
@@ -141,31 +150,18 @@ def match(
 
 
 @app.command()
+@grouped
 def expand(
-    model: str = typer.Option(..., help="provider/model or bare name (OpenAI-compatible)"),
-    base_url: list[str] = base_url_option("e.g. http://localhost:8000/v1"),
-    fleet: Path = fleet_option(),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", help="env var holding the API key"),
+    model: str = typer.Option(..., help=MODEL_HELP),
+    llm: LLMEndpoint = LLMEndpoint.options(),
     topic: str = typer.Option(None, help="Only this topic (exact text)"),
     limit: int = typer.Option(None, help="At most this many expansions this time"),
-    concurrency: int = typer.Option(8),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the response cache"),
 ) -> None:
     """Write one LLM expansion per (topic, opinion, matched comment) not expanded yet."""
     from construction.perspectra.expansion import expand as run_expand
-    from kg.llm import LLMClient, llm_config
+    from kg.llm import LLMClient
 
-    client = LLMClient(
-        llm_config(
-            model,
-            role="builder",
-            base_url=base_url,
-            fleet=fleet,
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            no_cache=no_cache,
-        )
-    )
+    client = LLMClient(llm.config(model, "builder"))
     with open_store() as store:
         r = run_expand(store, client, topic=topic, limit=limit)
     _print_pairs(
@@ -178,9 +174,9 @@ def expand(
             ("failed calls", r.failed),
         ],
     )
+    _print_endpoints(client)
     for e in r.errors[:3]:
         console.print(f"[yellow]failed:[/] {e}")
-    _print_endpoints(client)
     if r.failed or r.empty:
         console.print("Run the same command again to retry the missing slots.")
 
@@ -223,12 +219,7 @@ def build_tasks(
 @app.command("export-tasks")
 def export_tasks(
     task: str = typer.Option("all", help=TASK_HELP),
-    task_set: str = typer.Option(
-        None,
-        "--task-set",
-        "--build",
-        help="Task set id (one task; default: the task's only task set)",
-    ),
+    task_set: str = TASK_SET_OPTION,
     out: Path = typer.Option(Path("out/perspectra"), help="Directory for <task set>.jsonl"),
 ) -> None:
     """Export stored task items to JSONL (one file per task set)."""
@@ -248,40 +239,21 @@ def _print_scores(title: str, summary: dict[str, float]) -> None:
 
 
 @app.command("eval")
+@grouped
 def evaluate(
-    model: str = typer.Option(..., help="provider/model or bare name (OpenAI-compatible)"),
+    model: str = typer.Option(..., help=MODEL_HELP),
     task: str = typer.Option(..., help=TASK_HELP),
-    task_set: str = typer.Option(
-        None,
-        "--task-set",
-        "--build",
-        help="Task set id (one task; default: the task's only task set)",
-    ),
-    base_url: list[str] = base_url_option(),
-    fleet: Path = fleet_option(),
-    api_key_env: str = typer.Option("OPENAI_API_KEY"),
+    task_set: str = TASK_SET_OPTION,
+    llm: LLMEndpoint = LLMEndpoint.options(),
+    gen: Generation = Generation.options(temperature=DROP, reasoning_effort=DROP),
     limit: int = typer.Option(None, help="Only the first N items"),
-    concurrency: int = typer.Option(8),
-    max_tokens: int = typer.Option(None),
-    no_cache: bool = typer.Option(False, "--no-cache"),
 ) -> None:
     """Ask a model the task items; replies parsed strictly; a Run with metrics in the graph."""
     from evaluation.perspectra.llm_eval import evaluate as run_eval
-    from kg.llm import LLMClient, llm_config
+    from kg.llm import LLMClient
     from kg.queries.task_items import load_items, resolve_task_set
 
-    client = LLMClient(
-        llm_config(
-            model,
-            role="responder",
-            base_url=base_url,
-            fleet=fleet,
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            no_cache=no_cache,
-            max_tokens=max_tokens,
-        )
-    )
+    client = LLMClient(llm.config(model, "responder", **gen.settings()))
     with open_store() as store:
         for t in _tasks(task):
             b = resolve_task_set(store, t, task_set if task != "all" else None)
@@ -295,7 +267,7 @@ def evaluate(
     _print_endpoints(client)
 
 
-def _print_endpoints(client) -> None:
+def _print_endpoints(client: LLMClient) -> None:
     """A fleet: what each endpoint did (nothing for one endpoint)."""
     from kg.llm.fleet import fleet_stats, stats_line
 
@@ -306,12 +278,7 @@ def _print_endpoints(client) -> None:
 @app.command()
 def baselines(
     task: str = typer.Option("all", help=TASK_HELP),
-    task_set: str = typer.Option(
-        None,
-        "--task-set",
-        "--build",
-        help="Task set id (one task; default: the task's only task set)",
-    ),
+    task_set: str = TASK_SET_OPTION,
     embedding_model: str = typer.Option(None),
 ) -> None:
     """Run the offline baselines (no LLM) and store each as a Run."""

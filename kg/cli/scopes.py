@@ -13,12 +13,12 @@ from kg.domains import Origin
 if TYPE_CHECKING:
     from kg.store import Store
 
-# One OptionInfo each: typer copies nothing from it per use.
-DOMAINS_OPTION: Any = typer.Option(
-    None, "--domain", "-d", help="only this domain (repeatable); unknown names are an error"
+# Annotated-style options (`domains: Annotated[list[str] | None, DOMAINS] = None`); the
+# `Scope` option group of kg.cli.options is made of them. Typer copies them per use.
+DOMAINS: Any = typer.Option(
+    "--domain", "-d", help="only this domain (repeatable); unknown names are an error"
 )
-ORIGIN_OPTION: Any = typer.Option(
-    None,
+ORIGIN: Any = typer.Option(
     "--origin",
     help="only domains imported from a published file (imported) or drafted by `kg build` "
     "(built); `kg domain list` shows each domain's origin",

@@ -4,13 +4,13 @@ imported); exit code 1 when a check fails."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from kg.cli.console import console, fail
-from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
+from kg.cli.scopes import DOMAINS, ORIGIN, selected
 from kg.domains import Origin
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red"}
@@ -73,8 +73,8 @@ def register(app: typer.Typer) -> None:
         domain: str = typer.Argument(
             None, help="the domain to check (built or imported); or --domain / --origin"
         ),
-        domains: list[str] = DOMAINS_OPTION,
-        origin: Origin = ORIGIN_OPTION,
+        domains: Annotated[list[str] | None, DOMAINS] = None,
+        origin: Annotated[Origin | None, ORIGIN] = None,
         fmt: str = typer.Option("table", "--format", help="table or json"),
     ) -> None:
         """Check that a domain's benchmark is one an author would keep (structure, grounding,

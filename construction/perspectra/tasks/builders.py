@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from kg.errors import InputError
-from kg.queries.perspectra_corpus import COpinion, Corpus, CTopic
+from kg.queries.perspectra_corpus import CExpansion, COpinion, Corpus, CTopic
 from kg.task_items import LETTERS, TaskItem, TaskSetSpec
 
 MAX_TRIES = 50  # redraws allowed to avoid an exact duplicate item
@@ -72,7 +72,9 @@ def _t1(rng: random.Random, corpus: Corpus, spec: TaskSetSpec) -> dict[str, Any]
     }
 
 
-def _pick_expansion(rng: random.Random, corpus: Corpus, min_opinions: int = 1):
+def _pick_expansion(
+    rng: random.Random, corpus: Corpus, min_opinions: int = 1
+) -> tuple[CTopic, COpinion, CExpansion]:
     topics = [t for t in corpus.topics if len(t.opinions) >= min_opinions]
     if not topics:
         raise TaskSetError(f"no topic with at least {min_opinions} opinions with expansions")

@@ -20,6 +20,7 @@ import asyncio
 
 from pydantic import BaseModel
 
+from evaluation.judges.base import Judge
 from evaluation.judges.concepts import ConceptInfo, ConceptProfile, build_profiles
 from evaluation.judges.relations import QUALIFIERS, Cue, Relation, relation_for
 from evaluation.judges.text import CLAUSE_BREAKS, STOPWORDS, tokens, windows, words
@@ -141,8 +142,8 @@ def _negated(seq: list[str], i: int) -> bool:
     return any(t in _NEGATORS or t.endswith("n't") for t in seq[max(0, i - 3) : i])
 
 
-class EdgeEvidenceJudge:
-    offline = True
+class EdgeEvidenceJudge(Judge):
+    batches = True
 
     def __init__(
         self,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, overload
 
+from pydantic import BaseModel
+
 from evaluation.judges.votes import SelfAgreement, self_agreement
 from evaluation.models import AnswerResult, AnswerVariant, QuestionResult
 from evaluation.runs.questions import EvalInputError
@@ -81,9 +83,26 @@ def done_answers(store: Store, uid: str) -> set[str]:
     return {r["answer"] for r in store.query("eval/run_done", uid=uid)}
 
 
-def stored_answers(store: Store, uid: str) -> list[dict[str, Any]]:
+class StoredAnswer(BaseModel):
+    """An answer a responder run stored, as a judge run reads it to judge it again."""
+
+    uid: str
+    question: str  # the question's uid
+    text: str
+    variant: AnswerVariant
+
+
+def stored_answers(store: Store, uid: str) -> list[StoredAnswer]:
     """Every answer a responder run stored (one per question, or one per sample)."""
-    return store.query("eval/stored_answers", uid=uid)
+    return [
+        StoredAnswer(
+            uid=r["answer"],
+            question=r["question"],
+            text=r["text"] or "",
+            variant=variant_from_props(r),
+        )
+        for r in store.query("eval/stored_answers", uid=uid)
+    ]
 
 
 def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str, list[dict]]:

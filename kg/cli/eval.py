@@ -156,7 +156,7 @@ def run_cmd(
 
     Without --domain and --origin, only the imported (published) domains are evaluated when
     the graph holds one: drafts built beside them need --domain NAME or --origin built."""
-    from evaluation.judges import OFFLINE_JUDGES
+    from evaluation.judges import registry
     from evaluation.models import GroundTruth, Setting, Strategy
     from evaluation.responders.responder import OFFLINE_RESPONDERS
     from evaluation.runs.spec import RunSpec
@@ -164,7 +164,7 @@ def run_cmd(
 
     if samples < 1:
         fail(f"--samples: must be at least 1 (got {samples})")
-    check_judge_options(judge, judge_votes, judge_granularity, judge in OFFLINE_JUDGES)
+    check_judge_options(judge, judge_votes, judge_granularity, registry.is_offline(judge))
     if contexts < 0:
         fail(f"--contexts: must be at least 0 (got {contexts})")
     from evaluation.profiles.decoders import check_subset, parse_grid
@@ -200,7 +200,7 @@ def run_cmd(
     elif responder not in OFFLINE_RESPONDERS:
         fail(f"unknown responder {responder!r}: llm, {', '.join(OFFLINE_RESPONDERS)}")
     j_llm = None
-    if judge not in OFFLINE_JUDGES:
+    if not registry.is_offline(judge):
         j_llm = llm_config(
             judge,
             base_url=judge_base_url or base_url,
@@ -213,7 +213,7 @@ def run_cmd(
         run_id=run_id,
         responder=responder,
         responder_llm=r_llm,
-        judge=judge if judge in OFFLINE_JUDGES else "llm",
+        judge=registry.spec_name(judge),
         judge_llm=j_llm,
         judge_votes=judge_votes,
         judge_granularity=judge_granularity,
@@ -289,15 +289,15 @@ def judge_cmd(
     claim_threshold: float = typer.Option(0.7),
 ) -> None:
     """Judge a run's stored answers again with another judge (the responder is not asked)."""
-    from evaluation.judges import OFFLINE_JUDGES
+    from evaluation.judges import registry
     from evaluation.models import GroundTruth
     from evaluation.runs.spec import RunSpec
     from kg.llm import llm_config
 
-    check_judge_options(judge, judge_votes, judge_granularity, judge in OFFLINE_JUDGES)
+    check_judge_options(judge, judge_votes, judge_granularity, registry.is_offline(judge))
     j_llm = (
         None
-        if judge in OFFLINE_JUDGES
+        if registry.is_offline(judge)
         else llm_config(
             judge,
             base_url=base_url,
@@ -314,7 +314,7 @@ def judge_cmd(
         kind="judge",
         run_id=run_id,
         source_run=run,
-        judge=judge if judge in OFFLINE_JUDGES else "llm",
+        judge=registry.spec_name(judge),
         judge_llm=j_llm,
         judge_votes=judge_votes,
         judge_granularity=judge_granularity,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import typer
 
@@ -17,6 +17,9 @@ from kg.cli.judge_options import (
 )
 from kg.cli.scopes import DOMAINS_OPTION, ORIGIN_OPTION, selected
 from kg.domains import Origin
+
+if TYPE_CHECKING:
+    from evaluation.judges import Judge
 
 judge_app = typer.Typer(
     help="How far a judge can be trusted: validate it against gold labels.", no_args_is_help=True
@@ -33,37 +36,35 @@ def make_named_judge(
     no_cache: bool,
     votes: int = 1,
     granularity: str = "answer",
-):
-    """An offline judge by name, else an LLM judge (path checklist only) for model `name`."""
-    from evaluation.judges import OFFLINE_JUDGES, EdgeEvidenceJudge, EmbeddingJudge, LLMJudge
+) -> Judge:
+    """An offline judge by name, else an LLM judge (path checklist only) for model `name`
+    (made by the judge registry)."""
+    from evaluation.judges import registry
+    from kg.errors import InputError
 
-    check_judge_options(name, votes, granularity, name in OFFLINE_JUDGES)
-    if name == "edge-evidence":
-        return EdgeEvidenceJudge(faithfulness=False)
-    if name == "embedding":
-        return EmbeddingJudge()
-    if name.startswith(("offline:", "baseline:")):
-        fail(f"unknown offline judge {name!r}: {', '.join(OFFLINE_JUDGES)}")
-    from kg.llm import LLMClient, llm_config
+    check_judge_options(name, votes, granularity, registry.is_offline(name))
+    try:
+        entry = registry.entry_for(name)
+    except InputError as exc:
+        fail(str(exc))
+    client = None
+    if entry.needs_llm:
+        from kg.llm import LLMClient, llm_config
 
-    cfg = llm_config(
-        name,
-        base_url=base_url,
-        role="judge",
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        no_cache=no_cache,
-        max_cost=None,
-        prices=None,
-        timeout_s=timeout,
-    )
-    return LLMJudge(
-        LLMClient(cfg),
-        relevancy_n=0,
-        faithfulness=False,
-        votes=votes,
-        granularity="path" if granularity == "path" else "answer",
-    )
+        cfg = llm_config(
+            name,
+            base_url=base_url,
+            role="judge",
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            no_cache=no_cache,
+            max_cost=None,
+            prices=None,
+            timeout_s=timeout,
+        )
+        client = LLMClient(cfg)
+    settings = {"faithfulness": False, "relevancy_n": 0, "votes": votes, "granularity": granularity}
+    return entry.make(settings, client)
 
 
 @judge_app.command("validate")

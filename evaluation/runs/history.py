@@ -32,11 +32,19 @@ def record_session(store: Store, run_id: str, session: Session) -> dict[str, Any
     )[0]
 
 
-def sessions(run: dict[str, Any]) -> list[Session]:
+def parse_sessions(raw: list[Any]) -> list[Session]:
+    """A run's stored session entries (JSON texts; an unreadable one is passed over)."""
     out = []
-    for raw in run.get("sessions") or []:
+    for item in raw:
+        if isinstance(item, Session):
+            out.append(item)
+            continue
         try:
-            out.append(Session.model_validate(json.loads(raw)))
+            out.append(Session.model_validate(json.loads(item) if isinstance(item, str) else item))
         except (ValueError, TypeError):
             continue
     return out
+
+
+def sessions(run: dict[str, Any]) -> list[Session]:
+    return parse_sessions(run.get("sessions") or [])

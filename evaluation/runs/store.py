@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from evaluation.judges.votes import SelfAgreement, self_agreement
 from evaluation.models import AnswerResult, AnswerVariant, QuestionResult
 from evaluation.runs.questions import EvalInputError
+from evaluation.runs.record import EvalRunRecord
 from kg import runs as kg_runs
 from kg.ids import answer_uid, claim_uid, verdict_uid
 from kg.runs import RunRecord, RunStatus, now
@@ -38,12 +39,16 @@ def _eval_runs(store: Store) -> list[dict[str, Any]]:
     return store.query("eval/runs_list", kinds=list(EVAL_KINDS))
 
 
-def list_runs(store: Store) -> list[dict[str, Any]]:
-    """Every evaluation run as the typed record reads it (older statuses in today's words)."""
-    return [
+def list_runs(store: Store) -> list[EvalRunRecord]:
+    """Every evaluation run, newest first, as typed records (older statuses in today's words;
+    a `running` run whose process is gone reads `interrupted`)."""
+    from kg.leases import effective_status
+
+    rows = [
         RunRecord.from_node(r["run"]).model_dump(mode="json") | {"judged": r["judged"]}
         for r in _eval_runs(store)
     ]
+    return [EvalRunRecord.model_validate(r) for r in effective_status(store, rows)]
 
 
 def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None) -> dict:

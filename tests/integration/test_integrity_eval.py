@@ -92,12 +92,13 @@ def test_a_running_run_without_a_live_lease_is_listed_interrupted(bench):
         "MERGE (r:Run {uid: 'died-run'}) SET r.kind = 'eval', r.status = 'running',"
         " r.started_at = '2026-01-01T00:00:00+00:00'"
     )
-    rows = {r["uid"]: r for r in leases.effective_status(bench, list_runs(bench))}
-    assert rows["died-run"]["status"] == "interrupted"
+    rows = {r.uid: r for r in list_runs(bench)}
+    assert rows["died-run"].status == "interrupted"
+    assert rows["died-run"].status_reason == "lease expired"
     with leases.hold(bench, "run:died-run", "died-run", "eval"):
-        rows = {r["uid"]: r for r in leases.effective_status(bench, list_runs(bench))}
-        assert rows["died-run"]["status"] == "running"
-        assert rows["died-run"]["owner"] == leases.owner_id()
+        rows = {r.uid: r for r in list_runs(bench)}
+        assert rows["died-run"].status == "running"
+        assert rows["died-run"].owner == leases.owner_id()
 
 
 def _kg_eval(llm_server, run_id: str) -> subprocess.Popen:

@@ -15,13 +15,19 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.judges.base import Judge
-from evaluation.runs.questions import EvalInputError
 
 if TYPE_CHECKING:
     from kg.llm import LLMClient
 
 DEFAULT_JUDGE = "edge-evidence"
 LLM_JUDGE = "llm"  # the entry that makes a judge of a model (`--judge MODEL`)
+
+
+def _refused(message: str) -> Exception:
+    # imported here: evaluation.runs imports the judges package (no cycle at import time)
+    from evaluation.runs.questions import EvalInputError
+
+    return EvalInputError(message)
 
 
 class JudgeOptions(BaseModel):
@@ -45,7 +51,7 @@ class JudgeEntry:
     def make(self, settings: Mapping[str, Any], client: LLMClient | None = None) -> Judge:
         """The judge with `settings` read through this entry's options model."""
         if self.needs_llm and client is None:
-            raise EvalInputError("an LLM judge needs --judge-model")
+            raise _refused("an LLM judge needs --judge-model")
         return self.factory(self.options.model_validate(dict(settings)), client)
 
 
@@ -92,7 +98,7 @@ def entry(name: str) -> JudgeEntry:
     """The entry of a registry name (`edge-evidence`, `embedding`, `llm`, ...)."""
     found = _ENTRIES.get(name)
     if found is None:
-        raise EvalInputError(f"unknown judge {name!r}: {', '.join(_ENTRIES)}")
+        raise _refused(f"unknown judge {name!r}: {', '.join(_ENTRIES)}")
     return found
 
 
@@ -101,7 +107,7 @@ def entry_for(judge: str) -> JudgeEntry:
     model VALUE. A value spelled as an offline judge's (`offline:...`, `baseline:...`) that is
     not registered is refused rather than sent to an endpoint as a model name."""
     if judge.startswith(("offline:", "baseline:")) and not is_offline(judge):
-        raise EvalInputError(f"unknown offline judge {judge!r}: {', '.join(offline_names())}")
+        raise _refused(f"unknown offline judge {judge!r}: {', '.join(offline_names())}")
     return entry(spec_name(judge))
 
 

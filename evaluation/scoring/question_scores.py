@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from evaluation.runs.questions import EvalInputError
-from evaluation.runs.store import get_run
+from evaluation.runs.store import get_run, variant_from_props
 from evaluation.scoring.metrics import faithfulness, partial_scores, path_scores
 from kg import cypher_files
 from kg.store import Store
@@ -50,6 +50,10 @@ class QuestionScore(BaseModel):
 
     confidence: float | None = None  # mean token log-probability (None: no logprobs)
     low_confidence_share: float | None = None
+
+
+# the answer variant's fields a score carries (as `AnswerVariant` names them)
+_VARIANT_FIELDS = {"sample", "context", "formulation", "decoder_point", "hint_path"}
 
 
 def is_original(row: dict[str, Any]) -> bool:
@@ -100,11 +104,7 @@ def score_row(row: dict[str, Any]) -> QuestionScore:
         duplicates=row.get("duplicates") or 0,
         foreign=foreign,
         present=present,
-        sample=row.get("sample") or 0,
-        context=row.get("context_variant"),
-        formulation=row.get("formulation"),
-        decoder_point=row.get("decoder_point"),
-        hint_path=row.get("hint_path"),
+        **variant_from_props(row).model_dump(include=_VARIANT_FIELDS),
         confidence=row.get("confidence"),
         low_confidence_share=row.get("low_confidence_share"),
     )

@@ -1,15 +1,14 @@
 """An evaluation run as read from the graph: one typed record from the store to the CLI.
 
-`EvalRunRecord` lists what `kg eval runs --json` prints, in that order (its dump is the
-listing); what a run also holds but the listing leaves out (identity, config, errors, ...) is
-read too, excluded from the dump. `TABLE` is the terminal table's columns, each a header and
-how a record fills it.
+`EvalRunRecord.listing()` is what `kg eval runs --json` prints: the record's fields in their
+order, but for those marked unlisted (identity, config, errors, ...: read for the runner and
+the report). `TABLE` is the terminal table's columns, each a header and how a record fills it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -20,7 +19,7 @@ from kg.runs import RunStatus
 class EvalRunRecord(BaseModel):
     """An `eval` or `judge` run with the count of answers it judged."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="allow")  # any other stored property is kept, unlisted
 
     uid: str
     kind: str
@@ -32,7 +31,7 @@ class EvalRunRecord(BaseModel):
     strategy: str | None = None
     gt: str | None = None
     source_run: str | None = None  # judge runs: the run whose answers were judged
-    judged: int = 0
+    judged: int | None = None  # answers judged (in listings)
     failed: int | None = None  # the last session's
     failed_total: int | None = None  # every session's
     tokens_in: int | None = None
@@ -46,12 +45,30 @@ class EvalRunRecord(BaseModel):
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
     sessions: list[Session] = Field(default_factory=list)
     # read, not listed
-    models: list[str] = Field(default_factory=list, exclude=True)
-    owner: str | None = Field(default=None, exclude=True)  # the live lease's holder
-    identity: dict[str, Any] | None = Field(default=None, exclude=True)
-    config: dict[str, Any] = Field(default_factory=dict, exclude=True)
-    errors: list[str] = Field(default_factory=list, exclude=True)
-    judge_self_agreement: str | None = Field(default=None, exclude=True)  # JSON text
+    models: list[str] = Field(default_factory=list)
+    owner: str | None = None  # the live lease's holder
+    identity: dict[str, Any] | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+    errors: list[str] = Field(default_factory=list)
+    judge_self_agreement: str | None = None  # JSON text
+
+    UNLISTED: ClassVar[set[str]] = {
+        "models",
+        "owner",
+        "identity",
+        "config",
+        "errors",
+        "judge_self_agreement",
+    }
+
+    def listing(self) -> dict[str, Any]:
+        """The run as `kg eval runs --json` lists it."""
+        listed = set(type(self).model_fields) - self.UNLISTED
+        return self.model_dump(mode="json", include=listed)
+
+    def props(self) -> dict[str, Any]:
+        """Every property read (the run's stored properties, decoded), as plain data."""
+        return self.model_dump(mode="json")
 
     @field_validator("sessions", mode="before")
     @classmethod

@@ -29,6 +29,7 @@ from evaluation.responders.responder import Responder, make_responder
 from evaluation.runs import history as run_history
 from evaluation.runs import store as runs
 from evaluation.runs.questions import EvalInputError, load_questions
+from evaluation.runs.record import EvalRunRecord
 from evaluation.runs.spec import RunSpec
 from evaluation.runs.store import StoredAnswer
 from kg import __version__, leases
@@ -345,16 +346,16 @@ def _prompt_hashes(spec: RunSpec, judge: Judge, responder: Responder | None) -> 
     return prompt_hashes(names)
 
 
-def _source_answers(store: Store, spec: RunSpec) -> tuple[dict[str, Any], list[StoredAnswer]]:
+def _source_answers(store: Store, spec: RunSpec) -> tuple[EvalRunRecord | None, list[StoredAnswer]]:
     """A judge run's source run and the answers it stored (nothing for an eval run)."""
     if spec.kind != "judge":
-        return {}, []
+        return None, []
     if not spec.source_run:
         raise EvalInputError("a judge run needs the run whose answers it judges (--run)")
     source = runs.get_run(store, spec.source_run)
-    if source.get("kind") != "eval":
+    if source.kind != "eval":
         raise EvalInputError(
-            f"run {spec.source_run!r} is a {source.get('kind')} run; "
+            f"run {spec.source_run!r} is a {source.kind} run; "
             "judge the responder run that holds the answers"
         )
     stored = runs.stored_answers(store, spec.source_run)
@@ -366,8 +367,8 @@ def _source_answers(store: Store, spec: RunSpec) -> tuple[dict[str, Any], list[S
 def _check_identity(store: Store, run_id: str, identity: dict[str, Any]) -> None:
     """An existing run id resumes that run only when its configuration is this one."""
     existing = runs.get_run(store, run_id, required=False)
-    if existing is not None and existing.get("identity") != identity:
-        old = existing.get("identity") or {}
+    if existing is not None and existing.identity != identity:
+        old = existing.identity or {}
         diff = sorted(k for k in identity if old.get(k) != identity[k])
         raise EvalInputError(
             f"run {run_id!r} already exists with another configuration "
@@ -429,8 +430,8 @@ def plan_run(store: Store, spec: RunSpec) -> RunPlan:
             "context": opts.as_dict(),
         },
     }
-    if spec.kind == "judge":  # the answers' setting/strategy are the source run's
-        props["setting"], props["strategy"] = source.get("setting"), source.get("strategy")
+    if source is not None:  # a judge run: the answers' setting/strategy are the source run's
+        props["setting"], props["strategy"] = source.setting, source.strategy
     return RunPlan(
         store=store,
         spec=spec,

@@ -20,10 +20,13 @@ EVAL_KINDS = ("eval", "judge")
 
 
 @overload
-def get_run(store: Store, uid: str, *, required: Literal[True] = True) -> dict[str, Any]: ...
+def get_run(store: Store, uid: str, *, required: Literal[True] = True) -> EvalRunRecord: ...
 @overload
-def get_run(store: Store, uid: str, *, required: bool) -> dict[str, Any] | None: ...
-def get_run(store: Store, uid: str, *, required: bool = True) -> dict[str, Any] | None:
+def get_run(store: Store, uid: str, *, required: bool) -> EvalRunRecord | None: ...
+def get_run(store: Store, uid: str, *, required: bool = True) -> EvalRunRecord | None:
+    """An evaluation run's record (a `running` run whose process is gone reads
+    `interrupted`); an unknown id is an EvalInputError naming known runs, unless not
+    `required`."""
     run = kg_runs.read_run(store, uid)
     if run is None and required:
         known = [r["run"]["uid"] for r in _eval_runs(store)][:10]
@@ -31,7 +34,9 @@ def get_run(store: Store, uid: str, *, required: bool = True) -> dict[str, Any] 
         raise EvalInputError(f"unknown run id {uid!r}{hint}")
     if run is not None and run.get("kind") not in EVAL_KINDS:
         raise EvalInputError(f"run {uid!r} is a {run.get('kind')} run, not an evaluation run")
-    return run
+    if run is None:
+        return None
+    return EvalRunRecord.model_validate(RunRecord.from_node(run).model_dump(mode="json"))
 
 
 def _eval_runs(store: Store) -> list[dict[str, Any]]:

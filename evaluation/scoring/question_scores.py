@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from evaluation.runs.questions import EvalInputError
+from evaluation.runs.record import EvalRunRecord
 from evaluation.runs.store import get_run, variant_from_props
 from evaluation.scoring.metrics import faithfulness, partial_scores, path_scores
 from kg import cypher_files
@@ -125,14 +126,14 @@ def _fetch(store: Store, run_id: str) -> list[dict[str, Any]]:
 
 def run_scores(
     store: Store, run_id: str, *, all_samples: bool = False
-) -> tuple[dict[str, Any], list[QuestionScore]]:
+) -> tuple[EvalRunRecord, list[QuestionScore]]:
     """The run record and one score per judged question: its first sample's, without context
     perturbation (unknown run id: EvalInputError). `all_samples`: one score per judged answer
     (every sample and context perturbation)."""
     run = get_run(store, run_id)
-    if run.get("kind") not in ("eval", "judge"):
+    if run.kind not in ("eval", "judge"):
         raise EvalInputError(
-            f"run {run_id!r} is a {run.get('kind')} run, not a "
+            f"run {run_id!r} is a {run.kind} run, not a "
             "PerspectiveBench evaluation (kg eval run / kg eval judge)"
         )
     rows = [r for r in _fetch(store, run_id) if r["targets"]]

@@ -574,7 +574,7 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
     with open_store() as store:
         records = list_runs(store)
     if as_json:
-        typer.echo(json.dumps([r.model_dump(mode="json") for r in records], indent=2, default=str))
+        typer.echo(json.dumps([r.listing() for r in records], indent=2, default=str))
         return
     if not records:
         console.print("no runs yet: `kg eval run --responder cover-all --setting oracle`")

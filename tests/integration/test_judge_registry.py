@@ -51,7 +51,7 @@ def test_a_registered_toy_judge_runs_through_the_runner(bench, keyword_judge):
     summary = execute(bench, spec)
     assert summary.status == "done" and summary.completed == 2
     run, scores = run_scores(bench, "toy-judge")
-    assert run["judge"] == "toy:keyword(because)"
+    assert run.judge == "toy:keyword(because)"
     # cover-all states every path with its reasons; the toy finds its word or not, and the
     # scores follow from its verdicts: all paths present (recall 1) or none (recall 0)
     assert len(scores) == 2 and all(s.recall in (0.0, 1.0) for s in scores)

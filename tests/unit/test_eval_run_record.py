@@ -35,7 +35,7 @@ def _node(**kw):
 
 def test_the_record_lists_its_fields_in_the_store_s_status_words():
     rec = EvalRunRecord.model_validate(_node())
-    listed = rec.model_dump(mode="json")
+    listed = rec.listing()
     assert listed["status"] == "partial" and listed["judged"] == 5
     assert [s["completed"] for s in listed["sessions"]] == [1]
     assert "identity" not in listed and rec.identity == {"kind": "eval"}  # read, not listed

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
+from kg.runs import RunStatus, run_status
 from kg.store import Store
 
 MAX_REASONS = 20
@@ -19,10 +20,15 @@ MAX_REASONS = 20
 
 class Session(BaseModel):
     at: str
-    status: str
+    status: RunStatus  # the one run vocabulary (older words read in it)
     completed: int
     failed: int
     reasons: list[str] = Field(default_factory=list)
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _status(cls, value: str) -> RunStatus | None:
+        return run_status(value)
 
 
 def record_session(store: Store, run_id: str, session: Session) -> dict[str, Any]:

@@ -42,6 +42,7 @@ def _execute(spec) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from evaluation.runs.runner import execute
+    from kg.runs import RunStatus
 
     with (
         open_store() as store,
@@ -83,7 +84,7 @@ def _execute(spec) -> None:
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")
-    if summary.status != "done":
+    if summary.status != RunStatus.done:
         raise typer.Exit(2)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, overload
 
+import neo4j
 from pydantic import BaseModel
 
 from evaluation.judges.votes import SelfAgreement, self_agreement
@@ -225,7 +226,7 @@ def write_batch(
     rows = batch_rows(run, judge, results)
     stamp = now()
 
-    def work(tx) -> None:
+    def work(tx: neo4j.ManagedTransaction) -> None:
         if rows["answers"]:
             Store.tx_query(tx, "eval/write_answers", rows=rows["answers"], run=run, now=stamp)
         if rows["verdicts"]:

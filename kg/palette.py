@@ -72,6 +72,14 @@ class Palette(BaseModel):
     def labels(self) -> set[str]:
         return {r.name for r in self.relations()}
 
+    def meanings(self) -> dict[str, str]:
+        """label -> its description, where it has one (the first, where a label repeats)."""
+        out: dict[str, str] = {}
+        for r in self.relations():
+            if r.description.strip():
+                out.setdefault(r.name, r.description.strip())
+        return out
+
     def describe(self) -> str:
         """The palette as prompt text."""
         lines = []
@@ -119,6 +127,15 @@ def parse_palette(data: object, source: str = "<palette>") -> Palette:
                 )
             seen[rel.name] = cat
     return palette
+
+
+def relation_meanings(document: object) -> dict[str, str]:
+    """label -> description from a palette document (a dict or its JSON text); a palette that
+    does not parse gives {} (a reader that only enriches, e.g. the judge's cue words)."""
+    try:
+        return parse_palette(document).meanings()
+    except PaletteError:
+        return {}
 
 
 def load_palette(path: Path) -> Palette:

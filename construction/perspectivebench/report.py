@@ -1,24 +1,13 @@
-"""Problems (file:line:field: message) and the import report."""
+"""Problems (kg.jsonl.Problem: file:line:field: message) and the import report."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
 from kg.errors import InputError
+from kg.jsonl import Problem
 
 MAX_LISTED = 50
-
-
-class Problem(BaseModel):
-    """One error or warning about an input line."""
-
-    file: str
-    line: int  # 1-based; 0 when it concerns the whole file
-    field: str = "-"
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.field}: {self.message}"
 
 
 def format_problems(problems: list[Problem], limit: int = MAX_LISTED) -> str:

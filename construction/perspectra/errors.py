@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from kg.errors import InputError
+from kg.jsonl import Problem
+
+__all__ = ["PerspectraInputError", "Problem", "render"]
 
 
-@dataclass(frozen=True)
-class Problem:
-    line: int | None
-    field: str
-    problem: str
-    topic: str | None = None
-
-    def render(self, file: Path | str) -> str:
-        where = f"{file}" + (f":{self.line}" if self.line is not None else "")
-        about = f" topic {self.topic!r}" if self.topic else ""
-        return f"{where}:{about} field {self.field!r}: {self.problem}"
+def render(p: Problem, file: Path | str) -> str:
+    """A PERSPECTRA problem as its errors print it: file:line: topic 'T' field 'F': message."""
+    where = f"{file}" + (f":{p.line}" if p.line is not None else "")
+    about = f" topic {p.topic!r}" if p.topic else ""
+    return f"{where}:{about} field {p.field!r}: {p.message}"
 
 
 class PerspectraInputError(InputError):
@@ -27,7 +23,7 @@ class PerspectraInputError(InputError):
     def __init__(self, file: Path | str, problems: list[Problem]) -> None:
         self.file = str(file)
         self.problems = problems
-        shown = [p.render(file) for p in problems[:50]]
+        shown = [render(p, file) for p in problems[:50]]
         more = len(problems) - len(shown)
         tail = [f"... and {more} more problems"] if more > 0 else []
         super().__init__(

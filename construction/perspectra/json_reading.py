@@ -19,7 +19,7 @@ def read_utf8(path: Path) -> str:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise PerspectraInputError(
-            path, [Problem(line, "<file>", f"not UTF-8 (byte {e.start}: {e.reason})")]
+            path, [Problem.at(line, "<file>", f"not UTF-8 (byte {e.start}: {e.reason})")]
         ) from None
 
 
@@ -35,14 +35,14 @@ def _checked(path: Path, items: Iterator[tuple[int, Any]]) -> Iterator[tuple[int
     for line, value in items:
         seen += 1
         found = json_checks.scan(value)
-        problems += [Problem(line, p.field, p.problem) for p in found]
+        problems += [Problem.at(line, p.field, p.problem) for p in found]
         if not found:
             yield line, value
     if problems:
         raise PerspectraInputError(path, problems)
     if seen == 0:
         raise PerspectraInputError(
-            path, [Problem(None, "<file>", "no records: the file holds nothing to import")]
+            path, [Problem.at(None, "<file>", "no records: the file holds nothing to import")]
         )
 
 
@@ -64,7 +64,7 @@ def _json_list_records(path: Path) -> Iterator[tuple[int, Any]]:
         return j
 
     def bad(pos: int, problem: str) -> PerspectraInputError:
-        return PerspectraInputError(path, [Problem(_line_of(text, pos), "<file>", problem)])
+        return PerspectraInputError(path, [Problem.at(_line_of(text, pos), "<file>", problem)])
 
     i = skip(i)
     if i >= n or text[i] != "[":
@@ -105,10 +105,10 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
             value = json_checks.loads(raw)
         except json.JSONDecodeError as e:
             raise PerspectraInputError(
-                path, [Problem(lineno, "<line>", f"invalid JSON: {e.msg} (column {e.colno})")]
+                path, [Problem.at(lineno, "<line>", f"invalid JSON: {e.msg} (column {e.colno})")]
             ) from None
         except json_checks.JSONProblem as e:
-            raise PerspectraInputError(path, [Problem(lineno, "<line>", e.problem)]) from None
+            raise PerspectraInputError(path, [Problem.at(lineno, "<line>", e.problem)]) from None
         yield lineno, value
 
 

@@ -30,7 +30,7 @@ def kialo_rows(path: Path) -> ImportRows:
                 where = f"{list_name}[{i}]"
                 if text in first:
                     problems.append(
-                        Problem(
+                        Problem.at(
                             line, where, f"duplicate opinion (also {first[text]})", topic.topic[:80]
                         )
                     )

@@ -142,12 +142,14 @@ def validated_topics(
             topic = model.model_validate(raw)
         except ValidationError as e:
             name = topic_name(raw)
-            problems += [Problem(line, f, m, name) for f, m in validation_messages(e)]
+            problems += [Problem.at(line, f, m, name) for f, m in validation_messages(e)]
             continue
         text: str = topic.topic  # type: ignore[attr-defined]
         if text in seen:
             problems.append(
-                Problem(line, "topic", f"duplicate topic (first at line {seen[text]})", text[:80])
+                Problem.at(
+                    line, "topic", f"duplicate topic (first at line {seen[text]})", text[:80]
+                )
             )
             continue
         seen[text] = line

@@ -76,11 +76,11 @@ def read_dump(path: Path, default_topic: str | None) -> list[tuple[str, RedditCo
         try:
             c = RedditComment.model_validate(raw)
         except ValidationError as e:
-            problems += [Problem(line, f, m) for f, m in validation_messages(e)]
+            problems += [Problem.at(line, f, m) for f, m in validation_messages(e)]
             continue
         topic = c.topic or default_topic
         if topic is None:
-            problems.append(Problem(line, "topic", "no topic: give a `topic` field or --topic"))
+            problems.append(Problem.at(line, "topic", "no topic: give a `topic` field or --topic"))
             continue
         out.append((topic, c))
     if problems:

@@ -46,7 +46,7 @@ def _within_topic(line: int, topic: ReleaseTopic) -> list[Problem]:
             where = f"{list_name}[{i}]"
             if op.opinion in first:
                 out.append(
-                    Problem(
+                    Problem.at(
                         line,
                         f"{where}.opinion",
                         f"duplicate opinion (also {first[op.opinion]})",
@@ -56,7 +56,7 @@ def _within_topic(line: int, topic: ReleaseTopic) -> list[Problem]:
             first.setdefault(op.opinion, where)
             if len(set(op.expanded)) != len(op.expanded):
                 out.append(
-                    Problem(line, f"{where}.expanded", "duplicate expansion text", topic.topic)
+                    Problem.at(line, f"{where}.expanded", "duplicate expansion text", topic.topic)
                 )
     return out
 

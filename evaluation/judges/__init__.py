@@ -1,6 +1,7 @@
 """Judges: an LLM judge (path checklist, claims, relevancy), the offline edge-evidence judge
 (the default) and the embedding baseline; and how far each can be trusted.
 
+    registry.py                   the one factory: judges by name with their options
     base.py, edge_evidence.py, concepts.py, relations.py, text.py   the offline judge's parts
     llm.py, votes.py              the LLM judge (schema per call, shuffled votes)
     embedding.py, vectors.py      the embedding baseline
@@ -13,14 +14,10 @@ from evaluation.judges.base import Judge
 from evaluation.judges.edge_evidence import EdgeEvidenceJudge
 from evaluation.judges.embedding import EmbeddingJudge
 from evaluation.judges.llm import LLMJudge
-
-# Offline judges by name (anything else names a judge model on an OpenAI-compatible endpoint).
-DEFAULT_JUDGE = "edge-evidence"
-OFFLINE_JUDGES = ("edge-evidence", "embedding")
+from evaluation.judges.registry import DEFAULT_JUDGE
 
 __all__ = [
     "DEFAULT_JUDGE",
-    "OFFLINE_JUDGES",
     "EdgeEvidenceJudge",
     "EmbeddingJudge",
     "Judge",

@@ -2,19 +2,55 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
-from typing import Protocol
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import ClassVar
 
 from evaluation.models import EvalPath, EvalQuestion, Fact, JudgeResult
 
+# One answer to judge: its question, its text and the faithfulness ground truth.
+BatchItem = tuple[EvalQuestion, str, list[Fact]]
 
-class Judge(Protocol):
+
+class Judge(ABC):
+    """What every judge offers. Judges are made by name through `evaluation.judges.registry`
+    (the runner, `kg judge validate` and the run spec all ask it)."""
+
     name: str
-    offline: bool
+    offline: ClassVar[bool] = True  # judges without a model endpoint
+    # `judge_batch` does better than one `judge` per answer (one encoder call for all): the
+    # runner then gathers answers and judges them together in a worker thread
+    batches: ClassVar[bool] = False
+    # the judge reads the graph before judging (`learn`): the edge-evidence judge fits its
+    # relation reader on every stored edge reason
+    learns: ClassVar[bool] = False
 
-    def prompt_names(self) -> list[str]: ...
+    def learn(self, questions: Iterable[EvalQuestion]) -> object:
+        """Read what the judge needs from the graph's questions (all of them, so a verdict
+        does not depend on which questions a run selects). Nothing by default."""
+        return None
 
+    def prompt_names(self) -> list[str]:
+        """Prompt files the judge sends (their hashes are part of a run's identity)."""
+        return []
+
+    @abstractmethod
     async def judge(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult: ...
+
+    def judge_batch(self, items: list[BatchItem]) -> list[JudgeResult]:
+        """Many answers at once, called in a worker thread. This default judges them one by
+        one on a loop of its own; a judge that can do better overrides it and sets `batches`."""
+
+        async def each() -> list[JudgeResult]:
+            return [await self.judge(q, answer, gt) for q, answer, gt in items]
+
+        return asyncio.run(each())
+
+    async def aclose(self) -> None:
+        """Release what the judge holds on the running loop (an LLM judge's HTTP pool)."""
+        return None  # an offline judge holds nothing
 
 
 def shuffled_paths(q: EvalQuestion, seed: int, vote: int = 0) -> list[tuple[str, EvalPath]]:

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from evaluation.judges.base import Judge
 from evaluation.judges.concepts import ConceptInfo, ConceptProfile, build_profiles
 from evaluation.judges.relation_reader import RelationReader, masked_span, relation_class
 from evaluation.judges.relations import QUALIFIERS, Cue, Relation, relation_for
@@ -153,8 +154,9 @@ def _negated(seq: list[str], i: int) -> bool:
     return any(t in _NEGATORS or t.endswith("n't") for t in seq[max(0, i - 3) : i])
 
 
-class EdgeEvidenceJudge:
-    offline = True
+class EdgeEvidenceJudge(Judge):
+    batches = True
+    learns = True
 
     def __init__(
         self,

@@ -14,6 +14,7 @@ import asyncio
 
 import numpy as np
 
+from evaluation.judges.base import BatchItem, Judge
 from evaluation.judges.vectors import embed
 from evaluation.models import ClaimResult, EvalQuestion, Fact, JudgeResult, PathVerdict
 from evaluation.responders.tokens import split_sentences
@@ -23,7 +24,6 @@ DEFAULT_CLAIM_THRESHOLD = 0.7
 
 
 RELEVANCY_METHOD = "embedding-cosine(answer sentences,question)"
-BatchItem = tuple[EvalQuestion, str, list[Fact]]
 
 
 def _claims(
@@ -103,8 +103,8 @@ def claims_and_relevancy(
     return claims_and_relevancy_batch([(q, answer, gt)], threshold)[0]
 
 
-class EmbeddingJudge:
-    offline = True
+class EmbeddingJudge(Judge):
+    batches = True
 
     def __init__(
         self,

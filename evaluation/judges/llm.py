@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
-from evaluation.judges.base import shuffled_paths
+from evaluation.judges.base import Judge, shuffled_paths
 from evaluation.judges.vectors import embed
 from evaluation.judges.votes import edge_majority, majority
 from evaluation.models import (
@@ -235,7 +235,7 @@ def map_claims(sources: list[Fact], reply: FaithfulnessReply, result: JudgeResul
         )
 
 
-class LLMJudge:
+class LLMJudge(Judge):
     offline = False
 
     def __init__(
@@ -262,6 +262,9 @@ class LLMJudge:
 
     def prompt_names(self) -> list[str]:
         return list(JUDGE_PROMPTS)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
 
     async def judge(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult:
         result = JudgeResult(verdicts=[])

@@ -465,26 +465,8 @@ def _family_from_description(desc: list[str]) -> tuple[str, bool] | None:
 
 
 def relation_meanings(document: object) -> dict[str, str]:
-    """label -> description from a relation palette (published format, wrapper optional).
+    """label -> description from a relation palette (read by kg.palette, the one palette
+    reader). Unreadable palettes give {} (the labels' own words still apply)."""
+    from kg.palette import relation_meanings as meanings
 
-    Unreadable palettes give {} (the labels' own words still apply)."""
-    import json
-
-    if isinstance(document, str):
-        try:
-            document = json.loads(document)
-        except ValueError:
-            return {}
-    if isinstance(document, dict) and "relation_palette_hypothesis" in document:
-        document = document["relation_palette_hypothesis"]
-    out: dict[str, str] = {}
-    if not isinstance(document, dict):
-        return out
-    for body in document.values():
-        relations = body.get("relations", []) if isinstance(body, dict) else []
-        for rel in relations:
-            if isinstance(rel, dict) and isinstance(rel.get("name"), str):
-                desc = rel.get("description")
-                if isinstance(desc, str) and desc.strip():
-                    out.setdefault(rel["name"], desc.strip())
-    return out
+    return meanings(document)

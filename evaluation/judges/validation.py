@@ -124,10 +124,11 @@ async def _decide(
     progress: Callable[[int, int], None] | None,
 ) -> list[AnswerDecisions]:
     done = 0
-    batch_judge = getattr(judge, "judge_batch", None)
     batched: dict[str, JudgeResult] = {}
-    if batch_judge is not None:  # an offline judge: all answers at once
-        results = await asyncio.to_thread(batch_judge, [(g.question, g.answer, []) for g in items])
+    if judge.batches:  # e.g. an offline judge: all answers at once
+        results = await asyncio.to_thread(
+            judge.judge_batch, [(g.question, g.answer, []) for g in items]
+        )
         batched = {g.answer_id: r for g, r in zip(items, results, strict=True)}
 
     async def one(g: GoldAnswer) -> AnswerDecisions | None:
@@ -164,9 +165,7 @@ async def _decide(
     try:
         out = await asyncio.gather(*(one(g) for g in items))
     finally:
-        client = getattr(judge, "client", None)  # an LLM judge's HTTP pool belongs to this loop
-        if client is not None:
-            await client.aclose()
+        await judge.aclose()  # an LLM judge's HTTP pool belongs to this loop
     return [d for d in out if d is not None]
 
 

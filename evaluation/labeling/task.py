@@ -19,6 +19,7 @@ from evaluation.judges.gold import SETTINGS, GoldFileError
 from evaluation.models import EvalQuestion
 from evaluation.reporting.html_report import outcome
 from evaluation.runs.jsonl_rows import JsonlRows
+from evaluation.runs.record import EvalRunRecord
 from kg.store import Store
 
 
@@ -57,20 +58,20 @@ class TaskItem(BaseModel):
 
 
 def _task_item(
-    run: dict[str, Any], q: EvalQuestion, answer_uid: str, text: str, stratum: str
+    run: EvalRunRecord, q: EvalQuestion, answer_uid: str, text: str, stratum: str
 ) -> TaskItem:
-    roles = run.get("roles") or {}
+    roles = run.roles
     keys = {k for p in q.paths for k in p.keys}
-    style = str(roles.get("responder") or run.get("source_run") or run["uid"])
+    style = str(roles.get("responder") or run.source_run or run.uid)
     return TaskItem(
-        task=str(run["uid"]),
+        task=run.uid,
         answer_id=answer_uid,
         question_id=q.id,
         domain=q.domain,
         hop=q.hop,
         style=style,
         kind="constructed" if style.startswith("baseline:") else "natural",
-        setting=run.get("setting") if run.get("setting") in SETTINGS else None,
+        setting=run.setting if run.setting in SETTINGS else None,
         stratum=stratum,
         question=q.text,
         answer=text,

@@ -15,7 +15,7 @@ along; `--out` also writes plots.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evaluation.profiles.formulations import ORIGINAL
@@ -183,18 +183,13 @@ def profile_tables(
 def profile_plots(tables: dict[str, Table], out_dir: Path) -> list[Path]:
     from evaluation.reporting.plots import bar_by_group
 
+    def pas_plot(series: Mapping[str, Mapping[str, CI]], name: str, title: str) -> Path:
+        return bar_by_group(series, out_dir / name, title=title, ylabel="PAS (%)", scale=1.0)
+
     files = []
     if "formulations" in tables:
         series = {"PAS": {r["formulation"]: r["PAS"] for r in tables["formulations"].rows}}
-        files.append(
-            bar_by_group(
-                series,
-                out_dir / "pas_by_formulation.png",
-                title="PAS by formulation",
-                ylabel="PAS (%)",
-                scale=1.0,
-            )
-        )
+        files.append(pas_plot(series, "pas_by_formulation.png", "PAS by formulation"))
         dom = tables["formulation_domain"]
         forms = [c for c in dom.columns if c not in ("domain", "spread")]
         by_dom = {
@@ -206,23 +201,9 @@ def profile_plots(tables: dict[str, Table], out_dir: Path) -> list[Path]:
             for f in forms
         }
         files.append(
-            bar_by_group(
-                by_dom,
-                out_dir / "pas_by_domain_formulation.png",
-                title="PAS by domain and formulation",
-                ylabel="PAS (%)",
-                scale=1.0,
-            )
+            pas_plot(by_dom, "pas_by_domain_formulation.png", "PAS by domain and formulation")
         )
     if "decoders" in tables:
         series = {"PAS": {r["decoder"]: r["PAS"] for r in tables["decoders"].rows}}
-        files.append(
-            bar_by_group(
-                series,
-                out_dir / "pas_by_decoder.png",
-                title="PAS by decoder (subset)",
-                ylabel="PAS (%)",
-                scale=1.0,
-            )
-        )
+        files.append(pas_plot(series, "pas_by_decoder.png", "PAS by decoder (subset)"))
     return files

@@ -23,7 +23,7 @@ def build_profile(
     formats = formats or ["csv", "json", "md"]
     report = build_report(store, [run_id], out_dir, formats, plots, top_k_percent)
     run, scores = run_scores(store, run_id, all_samples=True)
-    points = (run.get("identity") or {}).get("decoders") or []
+    points = (run.identity or {}).get("decoders") or []
     settings = {f"d{i}": dict(p) for i, p in enumerate(points, 1)}
     tables = profile_tables(run_label(run), scores, settings)
     variants = {s.formulation or s.decoder_point or s.context for s in scores} - {None}

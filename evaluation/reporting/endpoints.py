@@ -19,8 +19,8 @@ COLUMNS = [
 ]
 
 
-def endpoints_table(run: dict[str, Any], label: str) -> Table:
-    """One row per endpoint of the run's last session (`run["endpoints"]`)."""
+def endpoints_table(endpoints: list[dict[str, Any]], label: str) -> Table:
+    """One row per endpoint of a run's last session (the run record's `endpoints`)."""
     rows = [
         {
             "role": e.get("role"),
@@ -33,7 +33,7 @@ def endpoints_table(run: dict[str, Any], label: str) -> Table:
             "latency p95 (s)": e.get("latency_p95_s"),
             "last error": e.get("last_error") or "",
         }
-        for e in run.get("endpoints") or []
+        for e in endpoints
         if isinstance(e, dict)
     ]
     return Table(

@@ -324,7 +324,8 @@ def eval_payload(
             tables.append(table_payload(f"compare_{a}_{b}", cmp, "compare", "compare"))
 
     runs, results, wanted = [], {}, set()
-    for rid, run in report.runs.items():
+    for rid, record in report.runs.items():
+        run = record.props()  # read as the PERSPECTRA pages read theirs (a mapping)
         answers = {r["question"]: r for r in _read_plain(store, "eval/report_answers", uid=rid)}
         judged = {s.question for s in report.scores[rid]}
         # errors of an earlier attempt at a question judged since (resumed run) do not count
@@ -354,7 +355,7 @@ def eval_payload(
         runs.append(
             {
                 "uid": rid,
-                "label": run_label(run),
+                "label": run_label(record),
                 "kind": run.get("kind"),
                 "status": run.get("status"),
                 "setting": run.get("setting"),

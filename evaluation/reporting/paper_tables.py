@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from evaluation.reporting import CI
 from evaluation.runs.questions import EvalInputError
+from evaluation.runs.record import EvalRunRecord
 from evaluation.scoring.aggregate import by_hop
 from evaluation.scoring.question_scores import QuestionScore, run_scores
 from kg.safe_paths import safe_file
@@ -221,11 +222,9 @@ def _tex(text: str) -> str:
     return text.replace("#", "\\#").replace("~", "\\textasciitilde{}")
 
 
-def run_label(run: dict[str, Any]) -> str:
+def run_label(run: EvalRunRecord) -> str:
     """The model of a run as a table row names it: the responder (without its provider)."""
-    roles = run.get("roles") or {}
-    who = roles.get("responder") or f"answers of {run.get('source_run')}"
-    return str(who)
+    return str(run.roles.get("responder") or f"answers of {run.source_run}")
 
 
 def load_result(store: Store, run_id: str) -> RunResult:
@@ -238,13 +237,13 @@ def load_result(store: Store, run_id: str) -> RunResult:
     return result_of(run, scores)
 
 
-def result_of(run: dict[str, Any], scores: list[QuestionScore]) -> RunResult:
-    table = by_hop(scores, str(run["uid"]))
+def result_of(run: EvalRunRecord, scores: list[QuestionScore]) -> RunResult:
+    table = by_hop(scores, run.uid)
     return RunResult(
-        run=run["uid"],
+        run=run.uid,
         model=run_label(run),
-        setting=str(run.get("setting") or ""),
-        strategy=str(run.get("strategy") or "plain"),
+        setting=str(run.setting or ""),
+        strategy=str(run.strategy or "plain"),
         by_hop={
             str(r["hop"]): {m: r[m] for m in PAPER_METRICS if isinstance(r.get(m), CI)}
             for r in table.rows

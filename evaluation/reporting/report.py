@@ -15,6 +15,7 @@ from evaluation.reporting import Table, agreement, export_table, paired_bootstra
 from evaluation.reporting.endpoints import endpoints_table
 from evaluation.reporting.paper_tables import Layout, PaperTable, build_table, result_of
 from evaluation.runs.questions import EvalInputError
+from evaluation.runs.record import EvalRunRecord
 from evaluation.scoring.aggregate import DIGITS, METRICS, by_field, by_hop, by_theme
 from evaluation.scoring.question_scores import QuestionScore, run_scores
 from kg.store import Store
@@ -29,7 +30,7 @@ class Report(BaseModel):
     plots: list[Path] = Field(default_factory=list)
     files: list[Path] = Field(default_factory=list)
     # what the tables were computed from (the HTML report shows the same numbers per question)
-    runs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    runs: dict[str, EvalRunRecord] = Field(default_factory=dict)
     scores: dict[str, list[QuestionScore]] = Field(default_factory=dict)
     trusts: dict[str, JudgeTrust] = Field(default_factory=dict)  # run uid -> its judge's trust
     # run uid -> where its answers differ from the gold answers that validated its judge
@@ -42,17 +43,16 @@ class Report(BaseModel):
         return "\n".join(head + [t.to_markdown() for t in self.tables.values()])
 
 
-def run_label(run: dict[str, Any]) -> str:
-    roles = run.get("roles") or {}
-    who = roles.get("responder") or f"answers of {run.get('source_run')}"
+def run_label(run: EvalRunRecord) -> str:
+    roles = run.roles
+    who = roles.get("responder") or f"answers of {run.source_run}"
     return (
-        f"{run['uid']} ({who}, {run.get('setting')}/{run.get('strategy')}, "
-        f"judge {roles.get('judge') or run.get('judge')})"
+        f"{run.uid} ({who}, {run.setting}/{run.strategy}, judge {roles.get('judge') or run.judge})"
     )
 
 
-def _baseline_note(run: dict[str, Any]) -> list[str]:
-    roles = run.get("roles") or {}
+def _baseline_note(run: EvalRunRecord) -> list[str]:
+    roles = run.roles
     names = [n for n in (roles.get("responder"), roles.get("judge")) if n]
     base = [n for n in names if str(n).startswith("baseline:")]
     return [f"Offline baseline(s), not a model under test: {', '.join(base)}."] if base else []
@@ -94,7 +94,7 @@ def build_report(
     if top_k_percent is not None:
         check_top_k(top_k_percent)
     report = Report()
-    loaded: list[tuple[dict[str, Any], list[QuestionScore]]] = []
+    loaded: list[tuple[EvalRunRecord, list[QuestionScore]]] = []
     sampled: dict[str, list[QuestionScore]] = {}
     perturbed: dict[str, list[QuestionScore]] = {}  # runs with C3 context perturbations
     for rid in run_ids:
@@ -104,22 +104,22 @@ def build_report(
         if not scores:
             raise EvalInputError(f"run {rid!r} has no judged answers yet")
         loaded.append((run, scores))
-        report.runs[run["uid"]], report.scores[run["uid"]] = run, scores
+        report.runs[run.uid], report.scores[run.uid] = run, scores
         if top_k_percent is not None or len(every) > len(scores):
-            sampled[run["uid"]] = every
+            sampled[run.uid] = every
         if any(s.context is not None for s in variants):
-            perturbed[run["uid"]] = variants
+            perturbed[run.uid] = variants
     summary_rows, hop_tables = [], {}
     # how far each judge can be trusted: its stored validation against gold labels, if any
-    trusts = judge_trusts(store, [str(r["judge"]) for r, _ in loaded if r.get("judge")])
+    trusts = judge_trusts(store, [str(r.judge) for r, _ in loaded if r.judge])
     for run, scores in loaded:
-        rid, label = run["uid"], run_label(run)
-        trust = trusts.get(str(run.get("judge") or "")) or JudgeTrust(judge=run.get("judge"))
+        rid, label = run.uid, run_label(run)
+        trust = trusts.get(str(run.judge or "")) or JudgeTrust(judge=run.judge)
         report.trusts[rid] = trust
-        report.warnings[rid] = trust.warnings(run_answer_words(store, rid), run.get("setting"))
+        report.warnings[rid] = trust.warnings(run_answer_words(store, rid), run.setting)
         extra = (
             [trust.line()]
-            + [a.line() for a in [SelfAgreement.stored(run.get("judge_self_agreement"))] if a]
+            + [a.line() for a in [SelfAgreement.stored(run.judge_self_agreement)] if a]
             + report.warnings[rid]
             + _baseline_note(run)
             + [
@@ -127,7 +127,7 @@ def build_report(
                 f" relevancy: {', '.join(sorted({s.relevancy_method or 'n/a' for s in scores}))}.",
                 f"Judge verdicts rejected (unknown path): {sum(s.rejected for s in scores)}; "
                 f"duplicates: {sum(s.duplicates for s in scores)}; "
-                f"run status: {run.get('status')}.",
+                f"run status: {run.status}.",
             ]
         )
         t = by_hop(scores, f"{label} — by hop")
@@ -152,8 +152,10 @@ def build_report(
             out_dir,
             formats,
         )
-        if run.get("endpoints"):
-            write(report, f"{rid}_endpoints", endpoints_table(run, label), out_dir, formats)
+        if run.endpoints:
+            write(
+                report, f"{rid}_endpoints", endpoints_table(run.endpoints, label), out_dir, formats
+            )
         if rid in sampled:
             k = top_k_percent if top_k_percent is not None else DEFAULT_TOP_K
             write(
@@ -170,10 +172,10 @@ def build_report(
         summary_rows.append(
             {
                 "run": rid,
-                "responder": (run.get("roles") or {}).get("responder"),
-                "setting": run.get("setting"),
-                "strategy": run.get("strategy"),
-                "judge": run.get("judge"),
+                "responder": run.roles.get("responder"),
+                "setting": run.setting,
+                "strategy": run.strategy,
+                "judge": run.judge,
                 **_kappa_cells(trust),
                 "n": len(scores),
                 **{k: overall[k] for k in METRICS},

@@ -118,7 +118,8 @@ def import_answers(
     digest = file_hash(path)
     existing = runs.get_run(store, run_id, required=False)
     if existing is not None:
-        if existing.get("responder_kind") != IMPORTED or existing.get("answers_hash") != digest:
+        stored = existing.props()
+        if stored.get("responder_kind") != IMPORTED or stored.get("answers_hash") != digest:
             raise EvalInputError(
                 f"run {run_id!r} already exists and was not made by importing this file; "
                 "choose another --run-id"

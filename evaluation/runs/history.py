@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
+from kg.runs import RunStatus, run_status
 from kg.store import Store
 
 MAX_REASONS = 20
@@ -19,10 +20,15 @@ MAX_REASONS = 20
 
 class Session(BaseModel):
     at: str
-    status: str
+    status: RunStatus  # the one run vocabulary (older words read in it)
     completed: int
     failed: int
     reasons: list[str] = Field(default_factory=list)
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _status(cls, value: str) -> RunStatus | None:
+        return run_status(value)
 
 
 def record_session(store: Store, run_id: str, session: Session) -> dict[str, Any]:
@@ -32,11 +38,19 @@ def record_session(store: Store, run_id: str, session: Session) -> dict[str, Any
     )[0]
 
 
-def sessions(run: dict[str, Any]) -> list[Session]:
+def parse_sessions(raw: list[Any]) -> list[Session]:
+    """A run's stored session entries (JSON texts; an unreadable one is passed over)."""
     out = []
-    for raw in run.get("sessions") or []:
+    for item in raw:
+        if isinstance(item, Session):
+            out.append(item)
+            continue
         try:
-            out.append(Session.model_validate(json.loads(raw)))
+            out.append(Session.model_validate(json.loads(item) if isinstance(item, str) else item))
         except (ValueError, TypeError):
             continue
     return out
+
+
+def sessions(run: dict[str, Any]) -> list[Session]:
+    return parse_sessions(run.get("sessions") or [])

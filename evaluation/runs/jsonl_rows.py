@@ -1,58 +1,15 @@
-"""Reading the JSON-lines files users give the evaluation (gold labels, answers from another
-harness): every JSON-object line with a `bad(field, problem)` that records
-`file:line:field: problem`, and the lookup of a row's question in the graph."""
+"""The JSON-lines files users give the evaluation (gold labels, answers from another harness)
+are read by kg.jsonl (the one reader); here: the lookup of a row's question in the graph."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
 
 from evaluation.models import EvalQuestion
-from evaluation.runs.questions import EvalInputError
-from kg import json_checks
-from kg.input_rules import decode_lines, parse_id
+from kg.input_rules import parse_id
+from kg.jsonl import Bad, JsonlRows
 
-Bad = Callable[[str, str], None]
-
-
-class JsonlRows:
-    """The object lines of `path`; problems gather in `problems` (nothing is dropped)."""
-
-    def __init__(self, path: Path, error: Callable[[list[str]], EvalInputError]) -> None:
-        self.path = path
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise error([f"{path}:0:-: cannot read: {exc}"]) from exc
-        # the importer-wide rules (kg.input_rules): a leading BOM skipped, non-UTF-8 refused
-        self.lines, self.problems = decode_lines(path, data)
-
-    def __iter__(self) -> Iterator[tuple[int, dict[str, Any], Bad]]:
-        for n, raw in enumerate(self.lines, start=1):
-            if raw is None or not raw.strip():
-                continue  # a non-UTF-8 line is already a problem
-
-            def bad(field: str, problem: str, n: int = n) -> None:
-                self.problems.append(f"{self.path}:{n}:{field}: {problem}")
-
-            try:
-                row = json_checks.loads(raw)
-            except json.JSONDecodeError as exc:
-                bad("-", f"not JSON ({exc.msg} at column {exc.colno})")
-                continue
-            except json_checks.JSONProblem as exc:  # nested too deeply to decode
-                bad(exc.field, exc.problem)
-                continue
-            if not isinstance(row, dict):
-                bad("-", "expected a JSON object")
-                continue
-            if found := json_checks.scan(row):  # lone surrogates, ints beyond 64 bits, depth
-                for p in found:
-                    bad(p.field, p.problem)
-                continue
-            yield n, row, bad
+__all__ = ["Bad", "JsonlRows", "question_of", "questions_by_id"]
 
 
 def questions_by_id(questions: list[EvalQuestion]) -> dict[int, list[EvalQuestion]]:

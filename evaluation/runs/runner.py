@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import openai
 from pydantic import BaseModel, Field
 
-from evaluation.judges import EdgeEvidenceJudge, EmbeddingJudge, Judge, LLMJudge
+from evaluation.judges import Judge, registry
 from evaluation.judges.llm import JudgementFailed
 from evaluation.judges.votes import SelfAgreement
 from evaluation.models import AnswerResult, AnswerVariant, EvalQuestion, Fact, QuestionResult
@@ -28,7 +29,9 @@ from evaluation.responders.responder import Responder, make_responder
 from evaluation.runs import history as run_history
 from evaluation.runs import store as runs
 from evaluation.runs.questions import EvalInputError, load_questions
+from evaluation.runs.record import EvalRunRecord
 from evaluation.runs.spec import RunSpec
+from evaluation.runs.store import StoredAnswer
 from kg import __version__, leases
 from kg.errors import Interrupted
 from kg.ids import answer_uid
@@ -46,9 +49,6 @@ from kg.runs import RunStatus
 from kg.store import Store, StoreError
 
 Progress = Callable[[int, int], None]
-# One answer to produce (or stored answer to judge): question, context, ground truth, the
-# stored answer (judge runs) and the answer's variant (sample index, ...).
-_Item = tuple[EvalQuestion, list[Fact], list[Fact], dict | None, AnswerVariant]
 # Refusals that no retry or other question can fix: stop the run instead of failing each item.
 _FATAL = (openai.AuthenticationError, openai.PermissionDeniedError)
 
@@ -71,51 +71,85 @@ class RunSummary(BaseModel):
     endpoints: list[dict[str, Any]] = Field(default_factory=list)  # a fleet's, per endpoint
 
 
+class WorkItem(BaseModel):
+    """One answer to produce (eval run) or stored answer to judge (judge run)."""
+
+    question: EvalQuestion
+    context: list[Fact]  # what the responder is shown
+    gt: list[Fact]  # faithfulness ground truth
+    stored: StoredAnswer | None = None  # judge runs: the answer judged again
+    variant: AnswerVariant  # sample index, context perturbation, formulation, decoder point
+
+
+class Answered(BaseModel):
+    """An answer waiting for a batching judge."""
+
+    item: WorkItem
+    answer: AnswerResult | None  # None: a stored answer
+    answer_uid: str
+    text: str
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything `execute` settles once before the run starts, that the pipeline reads:
+    the judge and responder (and their clients), the selected questions with what each is
+    shown and judged against, and the run's stored properties."""
+
+    store: Store
+    spec: RunSpec
+    run_id: str
+    props: dict[str, Any]
+    judge: Judge
+    responder: Responder | None
+    r_client: LLMClient | None
+    j_client: LLMClient | None
+    questions: list[EvalQuestion]
+    problems: list[str]  # questions skipped as invalid (counted in the summary)
+    contexts: dict[str, list[Fact]]
+    perturbations: dict[str, list[Perturbation]]
+    grid_subset: set[str]  # questions the decoder grid runs on
+    gts: dict[str, list[Fact]]
+    stored: list[StoredAnswer]  # judge runs: the source run's answers
+    started: float  # perf_counter at the start of `execute`
+
+    @property
+    def clients(self) -> list[LLMClient]:
+        return [c for c in (self.r_client, self.j_client) if c is not None]
+
+    @property
+    def resume_command(self) -> str:
+        return f"kg eval {'run' if self.spec.kind == 'eval' else 'judge'} --run-id {self.run_id}"
+
+
 def make_judge(spec: RunSpec, client: LLMClient | None) -> Judge:
-    if spec.judge == "embedding":
-        return EmbeddingJudge(spec.path_threshold, spec.claim_threshold)
-    if spec.judge == "edge-evidence":
-        return EdgeEvidenceJudge(claim_threshold=spec.claim_threshold)
-    if client is None:
-        raise EvalInputError("an LLM judge needs --judge-model")
-    return LLMJudge(
-        client,
-        relevancy_n=spec.relevancy_n,
-        seed=spec.seed,
-        votes=spec.judge_votes,
-        granularity=spec.judge_granularity,
-    )
+    """The spec's judge, made by the judge registry."""
+    return registry.make(spec.judge, spec.judge_settings(), client)
 
 
 class _Pipeline:
     def __init__(
-        self,
-        store: Store,
-        run_id: str,
-        judge: Judge,
-        responder: Responder | None,
-        clients: list[LLMClient],
-        spec: RunSpec,
-        progress: Progress | None,
-        total: int,
+        self, plan: RunPlan, lease: leases.Lease | None, progress: Progress | None, total: int
     ) -> None:
-        self.store, self.run_id, self.judge, self.responder = store, run_id, judge, responder
-        self.clients, self.spec, self.progress, self.total = clients, spec, progress, total
+        self.plan, self.lease, self.progress, self.total = plan, lease, progress, total
+        self.store, self.run_id, self.judge, self.responder = (
+            plan.store,
+            plan.run_id,
+            plan.judge,
+            plan.responder,
+        )
+        self.clients, self.spec = plan.clients, plan.spec
         self.buffer: list[QuestionResult] = []
         self.errors: list[str] = []
         self.completed = 0
         self.stopped: str | None = None
         self._flush_lock = asyncio.Lock()
         self._flushing: asyncio.Task | None = None
-        self._ledger_mark = [0 for _ in clients]
-        self.lease: leases.Lease | None = None
+        self._ledger_mark = [0 for _ in self.clients]
         self.db_error: str | None = None  # set when a batch could not be written
         self.requests_at_stop: int | None = None  # HTTP requests sent when Neo4j was lost
         # offline judges that judge many answers at once: answers wait here for it
-        self.batch_judge: Callable[[list[tuple[EvalQuestion, str, list[Fact]]]], list] | None = (
-            getattr(judge, "judge_batch", None)
-        )
-        self.answered: list[tuple[EvalQuestion, list[Fact], AnswerResult | None, str, str]] = []
+        self.answered: list[Answered] = []
         self._judge_lock = asyncio.Lock()
 
     def _usage_delta(self, results: list[QuestionResult]) -> dict[str, float | int]:
@@ -172,21 +206,21 @@ class _Pipeline:
         """Calls made since the last batch (failed items' calls are in no batch)."""
         return self._usage_delta([])
 
-    async def process(self, item: _Item) -> None:
-        q, context, gt, stored, variant = item
-        if stored is not None:
+    async def process(self, item: WorkItem) -> None:
+        q = item.question
+        if item.stored is not None:
             answer: AnswerResult | None = None
-            a_uid, text = stored["answer"], stored["text"] or ""
+            a_uid, text = item.stored.uid, item.stored.text
         else:
             assert self.responder is not None
-            answer = await self.responder.answer(q, context, variant)
-            a_uid, text = answer_uid(self.run_id, q.uid, variant.key()), answer.text
-        if self.batch_judge is not None:
-            self.answered.append((q, gt, answer, a_uid, text))
+            answer = await self.responder.answer(q, item.context, item.variant)
+            a_uid, text = answer_uid(self.run_id, q.uid, item.variant.key()), answer.text
+        if self.judge.batches:
+            self.answered.append(Answered(item=item, answer=answer, answer_uid=a_uid, text=text))
             if len(self.answered) >= self.spec.batch_size:
                 await self.judge_answered()
             return
-        judged = await self.judge.judge(q, text, gt)
+        judged = await self.judge.judge(q, text, item.gt)
         if judged.failed_paths:  # no verdict is not "absent": the answer is not scored
             raise JudgementFailed("; ".join(judged.failures))
         self.buffer.append(
@@ -196,22 +230,24 @@ class _Pipeline:
             self.flush_soon()
 
     async def judge_answered(self) -> None:
-        """An offline judge with `judge_batch` judges the answers gathered so far at once (one
+        """A batching judge (`Judge.batches`) judges the answers gathered so far at once (one
         encoder call for all their sentences, not one per answer); called when `batch_size`
         answers wait, by the 2-second ticker (a slow responder's answers are stored soon) and
         at the end."""
-        if self.batch_judge is None:
+        if not self.judge.batches:
             return
         async with self._judge_lock:
             done, self.answered = self.answered, []
             if not done:
                 return
             judged = await asyncio.to_thread(
-                self.batch_judge, [(q, text, gt) for q, gt, _, _, text in done]
+                self.judge.judge_batch, [(a.item.question, a.text, a.item.gt) for a in done]
             )
             self.buffer += [
-                QuestionResult(question=q, answer_uid=a_uid, answer=answer, judged=j)
-                for (q, _, answer, a_uid, _), j in zip(done, judged, strict=True)
+                QuestionResult(
+                    question=a.item.question, answer_uid=a.answer_uid, answer=a.answer, judged=j
+                )
+                for a, j in zip(done, judged, strict=True)
             ]
         self.flush_soon()
 
@@ -220,7 +256,7 @@ class _Pipeline:
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self.flush())
 
-    async def run(self, items: list[_Item], workers: int) -> None:
+    async def run(self, items: list[WorkItem], workers: int) -> None:
         queue: asyncio.Queue = asyncio.Queue()
         for item in items:
             queue.put_nowait(item)
@@ -235,7 +271,7 @@ class _Pipeline:
                         self.note_stop()
                     break
                 item = queue.get_nowait()
-                q = item[0]
+                q = item.question
                 try:
                     await self.process(item)
                 except BudgetExceeded as exc:
@@ -279,7 +315,14 @@ class _Pipeline:
 
 def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> RunSummary:
     """Run (or resume) an evaluation run, or a judge run over a source run's answers."""
-    started = time.perf_counter()
+    plan = plan_run(store, spec)
+    with leases.hold(store, f"run:{plan.run_id}", plan.run_id, spec.kind) as lease:
+        hold_questions(store, lease, plan.questions, spec)
+        return _execute_leased(plan, lease, progress)
+
+
+def _clients(spec: RunSpec) -> tuple[LLMClient | None, LLMClient | None]:
+    """The responder's and the judge's LLM clients (None where the role is offline)."""
     shared = (f"run-limit-{id(spec)}", spec.shared_concurrency) if spec.shared_concurrency else None
     r_client = (
         LLMClient(spec.responder_llm, shared_limit=shared)
@@ -288,44 +331,73 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
     )
     j_client = (
         LLMClient(spec.judge_llm, shared_limit=shared)
-        if spec.judge == "llm" and spec.judge_llm
+        if registry.entry(spec.judge).needs_llm and spec.judge_llm
         else None
     )
-    judge = make_judge(spec, j_client)
-    if isinstance(judge, EdgeEvidenceJudge):  # its relation reader learns the graph's reasons
-        judge.learn(load_questions(store, skip_invalid=True)[0])
-    responder = (
-        make_responder(spec.responder, r_client, spec.strategy, spec.samples, spec.seed)
-        if spec.kind == "eval"
-        else None
-    )
+    return r_client, j_client
+
+
+def _prompt_hashes(spec: RunSpec, judge: Judge, responder: Responder | None) -> dict[str, str]:
+    """The hash of every prompt the run sends (part of its identity)."""
     names = (responder.prompt_names() if responder else []) + judge.prompt_names()
     if spec.contexts:
         names += CONTEXT_PROMPTS
     names += [
         formulations.TEMPLATES[n] for n in spec.formulations or [] if n in formulations.TEMPLATES
     ]
-    hashes = prompt_hashes(names)
+    return prompt_hashes(names)
+
+
+def _source_answers(store: Store, spec: RunSpec) -> tuple[EvalRunRecord | None, list[StoredAnswer]]:
+    """A judge run's source run and the answers it stored (nothing for an eval run)."""
+    if spec.kind != "judge":
+        return None, []
+    if not spec.source_run:
+        raise EvalInputError("a judge run needs the run whose answers it judges (--run)")
+    source = runs.get_run(store, spec.source_run)
+    if source.kind != "eval":
+        raise EvalInputError(
+            f"run {spec.source_run!r} is a {source.kind} run; "
+            "judge the responder run that holds the answers"
+        )
+    stored = runs.stored_answers(store, spec.source_run)
+    if not stored:
+        raise EvalInputError(f"run {spec.source_run!r} has no stored answers to judge")
+    return source, stored
+
+
+def _check_identity(store: Store, run_id: str, identity: dict[str, Any]) -> None:
+    """An existing run id resumes that run only when its configuration is this one."""
+    existing = runs.get_run(store, run_id, required=False)
+    if existing is not None and existing.identity != identity:
+        old = existing.identity or {}
+        diff = sorted(k for k in identity if old.get(k) != identity[k])
+        raise EvalInputError(
+            f"run {run_id!r} already exists with another configuration "
+            f"(differs in: {', '.join(diff)}); choose another --run-id"
+        )
+
+
+def plan_run(store: Store, spec: RunSpec) -> RunPlan:
+    """Everything the run needs, read and checked before its lease is taken."""
+    started = time.perf_counter()
+    r_client, j_client = _clients(spec)
+    judge = make_judge(spec, j_client)
+    if judge.learns:  # e.g. the edge-evidence judge's relation reader: the graph's reasons
+        judge.learn(load_questions(store, skip_invalid=True)[0])
+    responder = (
+        make_responder(spec.responder, r_client, spec.strategy, spec.samples, spec.seed)
+        if spec.kind == "eval"
+        else None
+    )
+    hashes = _prompt_hashes(spec, judge, responder)
     run_id = spec.run_id or spec.default_run_id(hashes)
     identity = spec.identity(hashes)
-
-    stored: list[dict] = []
-    if spec.kind == "judge":
-        if not spec.source_run:
-            raise EvalInputError("a judge run needs the run whose answers it judges (--run)")
-        source = runs.get_run(store, spec.source_run)
-        if source.get("kind") != "eval":
-            raise EvalInputError(
-                f"run {spec.source_run!r} is a {source.get('kind')} run; "
-                "judge the responder run that holds the answers"
-            )
-        stored = runs.stored_answers(store, spec.source_run)
-        if not stored:
-            raise EvalInputError(f"run {spec.source_run!r} has no stored answers to judge")
+    source, stored = _source_answers(store, spec)
     # A judge run selects like an eval run, within the source run's answers.
     questions, problems = load_questions(
         store,
-        uids=sorted({r["question"] for r in stored}) if spec.kind == "judge" else None,
+        uids=sorted({a.question for a in stored}) if spec.kind == "judge" else None,
         domains=spec.domains,
         hops=spec.hops,
         limit=spec.limit,
@@ -338,28 +410,10 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
             else "no questions match the selection (import questions first: "
             "`kg import perspectivebench FILE`)"
         )
-
-    existing = runs.get_run(store, run_id, required=False)
-    if existing is not None and existing.get("identity") != identity:
-        old = existing.get("identity") or {}
-        diff = sorted(k for k in identity if old.get(k) != identity[k])
-        raise EvalInputError(
-            f"run {run_id!r} already exists with another configuration "
-            f"(differs in: {', '.join(diff)}); choose another --run-id"
-        )
+    _check_identity(store, run_id, identity)
 
     opts = ContextOptions(spec.setting, noise=spec.noise, top_k=spec.top_k, seed=spec.seed)
-    contexts = build_contexts(store, questions, opts) if spec.kind == "eval" else {}
-    perturbations = (
-        build_perturbations(store, questions, spec.contexts, spec.seed)
-        if spec.kind == "eval"
-        else {}
-    )
-    grid_subset = (
-        decoders.subset(questions, spec.subset_percent, spec.seed) if spec.decoders else set()
-    )
-    gts = ground_truth(store, questions, spec.gt)
-
+    eval_run = spec.kind == "eval"
     models = [m for m in (responder.name if responder else None, judge.name) if m]
     props = {
         "kind": spec.kind,
@@ -380,30 +434,30 @@ def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> Ru
             "context": opts.as_dict(),
         },
     }
-    if spec.kind == "judge":  # the answers' setting/strategy are the source run's
-        props["setting"], props["strategy"] = source.get("setting"), source.get("strategy")
-    with leases.hold(store, f"run:{run_id}", run_id, spec.kind) as lease:
-        hold_questions(store, lease, questions, spec)
-        return _execute_leased(
-            store,
-            spec,
-            run_id,
-            props,
-            questions,
-            problems,
-            contexts,
-            perturbations,
-            grid_subset,
-            gts,
-            stored,
-            judge,
-            responder,
-            r_client,
-            j_client,
-            progress,
-            started,
-            lease,
-        )
+    if source is not None:  # a judge run: the answers' setting/strategy are the source run's
+        props["setting"], props["strategy"] = source.setting, source.strategy
+    return RunPlan(
+        store=store,
+        spec=spec,
+        run_id=run_id,
+        props=props,
+        judge=judge,
+        responder=responder,
+        r_client=r_client,
+        j_client=j_client,
+        questions=questions,
+        problems=problems,
+        contexts=build_contexts(store, questions, opts) if eval_run else {},
+        perturbations=(
+            build_perturbations(store, questions, spec.contexts, spec.seed) if eval_run else {}
+        ),
+        grid_subset=(
+            decoders.subset(questions, spec.subset_percent, spec.seed) if spec.decoders else set()
+        ),
+        gts=ground_truth(store, questions, spec.gt),
+        stored=stored,
+        started=started,
+    )
 
 
 def hold_questions(
@@ -453,56 +507,56 @@ def question_variants(
     return out
 
 
-def _execute_leased(
-    store: Store,
-    spec: RunSpec,
-    run_id: str,
-    props: dict,
-    questions: list[EvalQuestion],
-    problems: list[str],
-    contexts: dict[str, list[Fact]],
-    perturbations: dict[str, list[Perturbation]],
-    grid_subset: set[str],
-    gts: dict[str, list[Fact]],
-    stored: list[dict],
-    judge: Judge,
-    responder: Responder | None,
-    r_client: LLMClient | None,
-    j_client: LLMClient | None,
-    progress: Progress | None,
-    started: float,
-    lease: leases.Lease,
-) -> RunSummary:
+def work_items(plan: RunPlan, done: set[str]) -> list[WorkItem]:
+    """What is left to do: every stored answer not yet judged (judge run), or every question
+    variant and sample not yet answered and judged (eval run)."""
+    items: list[WorkItem] = []
+    if plan.stored:  # judge run: every stored answer (each sample of a sampled run)
+        by_uid = {q.uid: q for q in plan.questions}
+        for a in plan.stored:
+            q = by_uid.get(a.question)
+            if q is not None and a.uid not in done:
+                items.append(
+                    WorkItem(
+                        question=q, context=[], gt=plan.gts[q.uid], stored=a, variant=a.variant
+                    )
+                )
+        return items
+    spec = plan.spec
+    for q in plan.questions:
+        for base in question_variants(q, spec, plan.perturbations, plan.grid_subset):
+            for sample in range(spec.samples):
+                variant = base.model_copy(update={"sample": sample})
+                if answer_uid(plan.run_id, q.uid, variant.key()) not in done:
+                    items.append(
+                        WorkItem(
+                            question=q,
+                            context=plan.contexts.get(q.uid, []),
+                            gt=plan.gts[q.uid],
+                            variant=variant,
+                        )
+                    )
+    return items
+
+
+def _execute_leased(plan: RunPlan, lease: leases.Lease, progress: Progress | None) -> RunSummary:
     """The run itself, while this process holds the run's lease (one writer per run)."""
-    runs.start_run(store, run_id, props, spec.source_run)
+    store, spec, run_id = plan.store, plan.spec, plan.run_id
+    runs.start_run(store, run_id, plan.props, spec.source_run)
     done = runs.done_answers(store, run_id)
-    items: list[_Item] = []
-    if stored:  # judge run: every stored answer (each sample of a sampled run)
-        by_uid = {q.uid: q for q in questions}
-        for row in stored:
-            q = by_uid.get(row["question"])
-            if q is not None and row["answer"] not in done:
-                items.append((q, [], gts[q.uid], row, runs.variant_from_props(row)))
-    else:
-        for q in questions:
-            for base in question_variants(q, spec, perturbations, grid_subset):
-                for sample in range(spec.samples):
-                    variant = base.model_copy(update={"sample": sample})
-                    if answer_uid(run_id, q.uid, variant.key()) not in done:
-                        items.append((q, contexts.get(q.uid, []), gts[q.uid], None, variant))
-    clients = [c for c in (r_client, j_client) if c is not None]
+    items = work_items(plan, done)
+    clients = plan.clients
     workers = spec.workers or (
-        (r_client.config.in_flight if r_client else 4)
-        + (j_client.config.in_flight if j_client else 0)
+        (plan.r_client.config.in_flight if plan.r_client else 4)
+        + (plan.j_client.config.in_flight if plan.j_client else 0)
     )
-    pipe = _Pipeline(store, run_id, judge, responder, clients, spec, progress, len(items))
-    pipe.lease = lease
-    setup_s = time.perf_counter() - started
+    pipe = _Pipeline(plan, lease, progress, len(items))
+    setup_s = time.perf_counter() - plan.started
     try:
         asyncio.run(pipe.run(items, workers))
         if pipe.db_error is not None:
             lease.problem = lease.problem or pipe.db_error  # do not wait on the dead server
-            raise _database_lost(spec, run_id, pipe, clients)
+            raise _database_lost(pipe)
         failed = len(items) - pipe.completed
         status = (
             RunStatus.interrupted
@@ -512,61 +566,54 @@ def _execute_leased(
             else RunStatus.done
         )
         errors = ([pipe.stopped] if pipe.stopped else []) + pipe.errors
-        if gone := _questions_gone(store, run_id, questions):
+        if gone := _questions_gone(store, run_id, plan.questions):
             status, errors = RunStatus.failed, [gone, *errors]
-        agreement = _close(store, run_id, status, errors, items, pipe)
+        agreement = _close(pipe, status, errors)
     except KeyboardInterrupt:  # SIGINT, or SIGTERM (kg.processes.stop_signals_interrupt)
         why = f"interrupted by {stop_signal_name()}"
-        _close(store, run_id, RunStatus.interrupted, [why, *pipe.errors], items, pipe)
+        _close(pipe, RunStatus.interrupted, [why, *pipe.errors])
         raise Interrupted(
             f"run {run_id} {why}: {pipe.completed} question(s) stored this session, "
-            f"{len(items) - pipe.completed} left; resume with: kg eval "
-            f"{'run' if spec.kind == 'eval' else 'judge'} --run-id {run_id} (same options)"
+            f"{len(items) - pipe.completed} left; resume with: {plan.resume_command} "
+            "(same options)"
         ) from None
     except DatabaseLost:
         raise
     except Exception as exc:  # noqa: BLE001 - no error may leave the run `running`
         if pipe.db_error is None:
             why = f"{type(exc).__name__}: {exc}"[:1000]
-            _close(store, run_id, RunStatus.failed, [why, *pipe.errors], items, pipe)
+            _close(pipe, RunStatus.failed, [why, *pipe.errors])
         raise
     return RunSummary(
         run_id=run_id,
         status=status,
-        questions=len(questions),
+        questions=len(plan.questions),
         done_before=len(done),
         completed=pipe.completed,
         failed=failed,
-        skipped_invalid=len(problems),
-        errors=errors + problems,
+        skipped_invalid=len(plan.problems),
+        errors=errors + plan.problems,
         calls=sum(c.ledger.calls for c in clients),
         cached_calls=sum(c.ledger.cached for c in clients),
         truncated=sum(c.ledger.truncated for c in clients),
         judge_self_agreement=agreement,
-        elapsed_s=time.perf_counter() - started,
+        elapsed_s=time.perf_counter() - plan.started,
         setup_s=setup_s,
         endpoints=fleet_stats(clients),
     )
 
 
-def _close(
-    store: Store,
-    run_id: str,
-    status: RunStatus,
-    errors: list[str],
-    items: list[_Item],
-    pipe: _Pipeline,
-) -> SelfAgreement | None:
+def _close(pipe: _Pipeline, status: RunStatus, errors: list[str]) -> SelfAgreement | None:
     """Close this session of the run: status, reasons and one history entry (returns a voting
     judge's self-agreement, also stored on the run)."""
-    failed = len(items) - pipe.completed
+    store, run_id, spec = pipe.store, pipe.run_id, pipe.spec
+    failed = pipe.total - pipe.completed
     usage = pipe.unrecorded_usage()
     if usage["calls"] or usage["cached_calls"]:  # the Run counts every call, failed ones too
         store.query("eval/run_add_usage", uid=run_id, **usage)
-    spec = pipe.spec
     agreement = (  # a voting LLM judge: how often its votes agree, over all stored verdicts
         runs.judge_self_agreement(store, run_id, spec.judge_votes)
-        if spec.judge == "llm" and spec.judge_votes > 1
+        if spec.judge == registry.LLM_JUDGE and spec.judge_votes > 1
         else None
     )
     runs.finish_run(store, run_id, status, errors, failed, agreement, fleet_stats(pipe.clients))
@@ -598,11 +645,10 @@ class DatabaseLost(StoreError):
     """The run stopped because Neo4j could not be written; it can be resumed."""
 
 
-def _database_lost(
-    spec: RunSpec, run_id: str, pipe: _Pipeline, clients: list[LLMClient]
-) -> DatabaseLost:
+def _database_lost(pipe: _Pipeline) -> DatabaseLost:
     """Every request sent goes to a local ledger file (the Run cannot be written), and one
     message says what failed, that nothing written is lost, and how to resume."""
+    run_id, clients = pipe.run_id, pipe.clients
     path = ledger_file.write(run_id, clients)
     sent = sum(c.ledger.http_requests for c in clients)
     after = sent - (pipe.requests_at_stop if pipe.requests_at_stop is not None else sent)
@@ -611,6 +657,5 @@ def _database_lost(
         f"after that ({after} HTTP request(s) already in flight or retrying went out after "
         f"it); {pipe.completed} question(s) were stored this session, the rest are "
         f"redone on resume. {sent} HTTP request(s) were sent in all (ledger: {path}). Start Neo4j "
-        f"(`kg db up`) and resume with: kg eval {'run' if spec.kind == 'eval' else 'judge'} "
-        f"--run-id {run_id} (with the same options)"
+        f"(`kg db up`) and resume with: {pipe.plan.resume_command} (with the same options)"
     )

@@ -6,8 +6,9 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
+from evaluation.judges import registry
 from evaluation.models import GroundTruth, Setting, Strategy
 from kg.llm import LLMConfig
 from kg.llm.config import RESULT_FIELDS
@@ -26,7 +27,7 @@ class RunSpec(BaseModel):
     source_run: str | None = None  # judge runs: the run whose stored answers are judged
     responder: str = "llm"  # "llm" or an offline baseline (cover-all, target-only, empty)
     responder_llm: LLMConfig | None = None
-    judge: Literal["llm", "embedding", "edge-evidence"] = "edge-evidence"
+    judge: str = registry.DEFAULT_JUDGE  # a registered judge (`llm`: a model, see judge_llm)
     judge_llm: LLMConfig | None = None
     # LLM judge: samples per checklist call (majority; self-agreement reported) and whether
     # one call judges all of an answer's paths ("answer") or one path ("path")
@@ -55,6 +56,23 @@ class RunSpec(BaseModel):
     shared_concurrency: int | None = Field(
         default=None, ge=1, description="one limit on requests in flight for all roles together"
     )
+
+    @field_validator("judge")
+    @classmethod
+    def _registered(cls, name: str) -> str:
+        registry.entry(name)  # an unknown name: EvalInputError listing the registered ones
+        return name
+
+    def judge_settings(self) -> dict[str, Any]:
+        """What the judge reads (through its registered options model)."""
+        return {
+            "path_threshold": self.path_threshold,
+            "claim_threshold": self.claim_threshold,
+            "relevancy_n": self.relevancy_n,
+            "seed": self.seed,
+            "votes": self.judge_votes,
+            "granularity": self.judge_granularity,
+        }
 
     def identity(self, prompt_hashes: dict[str, str]) -> dict[str, Any]:
         """Everything that determines the results; equal identity = the same run."""

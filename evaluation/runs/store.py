@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+import neo4j
+from pydantic import BaseModel
+
 from evaluation.judges.votes import SelfAgreement, self_agreement
 from evaluation.models import AnswerResult, AnswerVariant, QuestionResult
 from evaluation.runs.questions import EvalInputError
+from evaluation.runs.record import EvalRunRecord
 from kg import runs as kg_runs
 from kg.ids import answer_uid, claim_uid, verdict_uid
 from kg.runs import RunRecord, RunStatus, now
@@ -20,10 +24,13 @@ EVAL_KINDS = ("eval", "judge")
 
 
 @overload
-def get_run(store: Store, uid: str, *, required: Literal[True] = True) -> dict[str, Any]: ...
+def get_run(store: Store, uid: str, *, required: Literal[True] = True) -> EvalRunRecord: ...
 @overload
-def get_run(store: Store, uid: str, *, required: bool) -> dict[str, Any] | None: ...
-def get_run(store: Store, uid: str, *, required: bool = True) -> dict[str, Any] | None:
+def get_run(store: Store, uid: str, *, required: bool) -> EvalRunRecord | None: ...
+def get_run(store: Store, uid: str, *, required: bool = True) -> EvalRunRecord | None:
+    """An evaluation run's record (a `running` run whose process is gone reads
+    `interrupted`); an unknown id is an EvalInputError naming known runs, unless not
+    `required`."""
     run = kg_runs.read_run(store, uid)
     if run is None and required:
         known = [r["run"]["uid"] for r in _eval_runs(store)][:10]
@@ -31,7 +38,9 @@ def get_run(store: Store, uid: str, *, required: bool = True) -> dict[str, Any] 
         raise EvalInputError(f"unknown run id {uid!r}{hint}")
     if run is not None and run.get("kind") not in EVAL_KINDS:
         raise EvalInputError(f"run {uid!r} is a {run.get('kind')} run, not an evaluation run")
-    return run
+    if run is None:
+        return None
+    return EvalRunRecord.model_validate(RunRecord.from_node(run).model_dump(mode="json"))
 
 
 def _eval_runs(store: Store) -> list[dict[str, Any]]:
@@ -39,12 +48,16 @@ def _eval_runs(store: Store) -> list[dict[str, Any]]:
     return store.query("eval/runs_list", kinds=list(EVAL_KINDS))
 
 
-def list_runs(store: Store) -> list[dict[str, Any]]:
-    """Every evaluation run as the typed record reads it (older statuses in today's words)."""
-    return [
+def list_runs(store: Store) -> list[EvalRunRecord]:
+    """Every evaluation run, newest first, as typed records (older statuses in today's words;
+    a `running` run whose process is gone reads `interrupted`)."""
+    from kg.leases import effective_status
+
+    rows = [
         RunRecord.from_node(r["run"]).model_dump(mode="json") | {"judged": r["judged"]}
         for r in _eval_runs(store)
     ]
+    return [EvalRunRecord.model_validate(r) for r in effective_status(store, rows)]
 
 
 def start_run(store: Store, uid: str, props: dict[str, Any], source: str | None) -> dict:
@@ -88,9 +101,26 @@ def done_answers(store: Store, uid: str) -> set[str]:
     return {r["answer"] for r in store.query("eval/run_done", uid=uid)}
 
 
-def stored_answers(store: Store, uid: str) -> list[dict[str, Any]]:
+class StoredAnswer(BaseModel):
+    """An answer a responder run stored, as a judge run reads it to judge it again."""
+
+    uid: str
+    question: str  # the question's uid
+    text: str
+    variant: AnswerVariant
+
+
+def stored_answers(store: Store, uid: str) -> list[StoredAnswer]:
     """Every answer a responder run stored (one per question, or one per sample)."""
-    return store.query("eval/stored_answers", uid=uid)
+    return [
+        StoredAnswer(
+            uid=r["answer"],
+            question=r["question"],
+            text=r["text"] or "",
+            variant=variant_from_props(r),
+        )
+        for r in store.query("eval/stored_answers", uid=uid)
+    ]
 
 
 def batch_rows(run: str, judge: str, results: list[QuestionResult]) -> dict[str, list[dict]]:

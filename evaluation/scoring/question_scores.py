@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from evaluation.runs.questions import EvalInputError
-from evaluation.runs.store import get_run
+from evaluation.runs.record import EvalRunRecord
+from evaluation.runs.store import get_run, variant_from_props
 from evaluation.scoring.metrics import faithfulness, partial_scores, path_scores
 from kg import cypher_files
 from kg.store import Store
@@ -53,6 +54,10 @@ class QuestionScore(BaseModel):
 
     confidence: float | None = None  # mean token log-probability (None: no logprobs)
     low_confidence_share: float | None = None
+
+
+# the answer variant's fields a score carries (as `AnswerVariant` names them)
+_VARIANT_FIELDS = {"sample", "context", "formulation", "decoder_point", "hint_path"}
 
 
 def is_original(row: dict[str, Any]) -> bool:
@@ -103,11 +108,7 @@ def score_row(row: dict[str, Any]) -> QuestionScore:
         duplicates=row.get("duplicates") or 0,
         foreign=foreign,
         present=present,
-        sample=row.get("sample") or 0,
-        context=row.get("context_variant"),
-        formulation=row.get("formulation"),
-        decoder_point=row.get("decoder_point"),
-        hint_path=row.get("hint_path"),
+        **variant_from_props(row).model_dump(include=_VARIANT_FIELDS),
         confidence=row.get("confidence"),
         low_confidence_share=row.get("low_confidence_share"),
     )
@@ -128,14 +129,14 @@ def _fetch(store: Store, run_id: str) -> list[dict[str, Any]]:
 
 def run_scores(
     store: Store, run_id: str, *, all_samples: bool = False
-) -> tuple[dict[str, Any], list[QuestionScore]]:
+) -> tuple[EvalRunRecord, list[QuestionScore]]:
     """The run record and one score per judged question: its first sample's, without context
     perturbation (unknown run id: EvalInputError). `all_samples`: one score per judged answer
     (every sample and context perturbation)."""
     run = get_run(store, run_id)
-    if run.get("kind") not in ("eval", "judge"):
+    if run.kind not in ("eval", "judge"):
         raise EvalInputError(
-            f"run {run_id!r} is a {run.get('kind')} run, not a "
+            f"run {run_id!r} is a {run.kind} run, not a "
             "PerspectiveBench evaluation (kg eval run / kg eval judge)"
         )
     rows = [r for r in _fetch(store, run_id) if r["targets"]]

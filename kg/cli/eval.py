@@ -40,6 +40,7 @@ def _execute(spec: RunSpec) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from evaluation.runs.runner import execute
+    from kg.runs import RunStatus
 
     with (
         open_store() as store,
@@ -85,7 +86,7 @@ def _execute(spec: RunSpec) -> None:
     for err in summary.errors[:10]:
         console.print(f"  [yellow]![/] {err}", highlight=False)
     console.print(f"report: kg eval report {summary.run_id}")
-    if summary.status != "done":
+    if summary.status != RunStatus.done:
         raise typer.Exit(2)
 
 
@@ -519,90 +520,23 @@ def runs_cmd(as_json: bool = typer.Option(False, "--json", help="machine-readabl
     """List the runs stored in the graph."""
     from rich.table import Table
 
+    from evaluation.runs.record import TABLE
     from evaluation.runs.store import list_runs
-    from kg.leases import effective_status
 
     with open_store() as store:
-        rows = effective_status(store, list_runs(store))
+        records = list_runs(store)
     if as_json:
-        keep = (
-            "uid",
-            "kind",
-            "status",
-            "status_reason",
-            "roles",
-            "judge",
-            "setting",
-            "strategy",
-            "gt",
-            "source_run",
-            "judged",
-            "failed",
-            "failed_total",
-            "tokens_in",
-            "tokens_out",
-            "calls",
-            "cached_calls",
-            "cost",
-            "version",
-            "started_at",
-            "ended_at",
-            "prompt_hashes",
-        )
-        from evaluation.runs.history import sessions
-
-        typer.echo(
-            json.dumps(
-                [
-                    {k: r.get(k) for k in keep}
-                    | {"sessions": [s.model_dump() for s in sessions(r)]}
-                    for r in rows
-                ],
-                indent=2,
-                default=str,
-            )
-        )
+        typer.echo(json.dumps([r.listing() for r in records], indent=2, default=str))
         return
-    if not rows:
+    if not records:
         console.print("no runs yet: `kg eval run --responder cover-all --setting oracle`")
         return
-    t = Table(
-        "run",
-        "kind",
-        "status",
-        "responder",
-        "judge",
-        "setting",
-        "judged",
-        "failed (all sessions)",
-        "tokens out",
-        "calls (cached)",
-        "started",
-    )
+    t = Table(*TABLE)
     for col in t.columns[1:]:  # fold, never cut, in an 80-column terminal
         col.overflow = "fold"
     t.columns[0].no_wrap = True
-    for r in rows:
-        roles = r.get("roles") or {}
-        who = roles.get("responder") or (
-            f"(answers of {r['source_run']})"
-            if r.get("source_run")
-            else ", ".join(r.get("models") or []) or "-"
-        )
-        t.add_row(
-            r["uid"],
-            r.get("kind"),
-            r.get("status"),
-            who,
-            r.get("judge"),
-            f"{r.get('setting')}/{r.get('strategy')}",
-            str(r["judged"]),
-            f"{r.get('failed') or 0} ({r.get('failed_total') or 0} in "
-            f"{len(r.get('sessions') or [])})",
-            str(r.get("tokens_out", 0)),
-            f"{r.get('calls', 0)} ({r.get('cached_calls', 0)})",
-            str(r.get("started_at") or "")[:16],
-        )
+    for r in records:
+        t.add_row(*(cell(r) for cell in TABLE.values()))
     console.print(t)
 
 

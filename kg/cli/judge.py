@@ -22,26 +22,27 @@ judge_app = typer.Typer(
 
 def make_named_judge(judging: JudgeChoice, llm: LLMEndpoint) -> Judge:
     """An offline judge by name, else an LLM judge (path checklist only) for the model
-    `judging.judge` on the endpoint `llm`."""
-    from evaluation.judges import OFFLINE_JUDGES, EdgeEvidenceJudge, EmbeddingJudge, LLMJudge
+    `judging.judge` on the endpoint `llm` (made by the judge registry)."""
+    from evaluation.judges import registry
+    from kg.errors import InputError
 
     judging.check()
-    name = judging.judge
-    if name == "edge-evidence":
-        return EdgeEvidenceJudge(faithfulness=False)
-    if name == "embedding":
-        return EmbeddingJudge()
-    if name.startswith(("offline:", "baseline:")):
-        fail(f"unknown offline judge {name!r}: {', '.join(OFFLINE_JUDGES)}")
-    from kg.llm import LLMClient
+    try:
+        entry = registry.entry_for(judging.judge)
+    except InputError as exc:
+        fail(str(exc))
+    client = None
+    if entry.needs_llm:
+        from kg.llm import LLMClient
 
-    return LLMJudge(
-        LLMClient(llm.config(name, "judge")),
-        relevancy_n=0,
-        faithfulness=False,
-        votes=judging.judge_votes,
-        granularity="path" if judging.judge_granularity == "path" else "answer",
-    )
+        client = LLMClient(llm.config(judging.judge, "judge"))
+    settings = {
+        "faithfulness": False,
+        "relevancy_n": 0,
+        "votes": judging.judge_votes,
+        "granularity": judging.judge_granularity,
+    }
+    return entry.make(settings, client)
 
 
 @judge_app.command("validate")
@@ -84,7 +85,6 @@ def validate_cmd(
     exists in several of the selected domains, the question whose valid paths carry the
     line's path names is taken, then the imported one (published gold refers to published
     questions); a line still ambiguous is an error asking for a `domain` field."""
-    from evaluation.judges import EdgeEvidenceJudge
     from evaluation.judges.gold import file_hash, first_answers, load_gold
     from evaluation.judges.gold_kinds import GoldKind
     from evaluation.judges.validation import decide, store_validation, summarize, validation_table
@@ -102,7 +102,7 @@ def validate_cmd(
         kind = cast("GoldKind | None", gold_kind)  # checked above
         items = first_answers(load_gold(gold, questions, kind), sel.limit)
         j = make_named_judge(judging, llm)
-        if isinstance(j, EdgeEvidenceJudge):  # its relation reader learns the graph's reasons
+        if j.learns:  # e.g. the edge-evidence judge's relation reader: the graph's reasons
             j.learn(load_questions(store, skip_invalid=True)[0])
         decisions, errors = decide(j, items)
         if not decisions:

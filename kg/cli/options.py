@@ -315,9 +315,9 @@ class JudgeChoice(OptionGroup):
 
     @property
     def offline(self) -> bool:
-        from evaluation.judges import OFFLINE_JUDGES
+        from evaluation.judges import registry
 
-        return self.judge in OFFLINE_JUDGES
+        return registry.is_offline(self.judge)
 
     def check(self) -> None:
         """Votes and granularity are options of an LLM judge: refused for an offline one."""
@@ -334,8 +334,10 @@ class JudgeChoice(OptionGroup):
     def run_fields(self, llm: LLMEndpoint, spend: Spend) -> dict[str, Any]:
         """The `RunSpec` fields this group sets: an LLM judge is `llm`, with its model config
         (on `llm`, or on the judge's own endpoint) in `judge_llm`."""
+        from evaluation.judges import registry
+
         return {
-            "judge": self.judge if self.offline else "llm",
+            "judge": registry.spec_name(self.judge),
             "judge_llm": None
             if self.offline
             else self.endpoint(llm).config(self.judge, "judge", **spend.model_dump()),

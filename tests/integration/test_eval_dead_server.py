@@ -70,7 +70,7 @@ def test_dead_server_stops_the_run_then_it_resumes(bench):
     assert "the model server stopped answering" in stop_msg
     assert "--run-id dies-midway" in stop_msg and "ServerUnreachable" not in stop_msg[:20]
     run = get_run(bench, "dies-midway")
-    assert run["status"] == "interrupted"
+    assert run.status == "interrupted"
     done = _judged(bench)
     assert done == summary.completed
 

@@ -53,16 +53,16 @@ def test_eval_run_on_a_fleet_file_with_a_dead_endpoint(bench, tmp_path, monkeypa
         assert {r.headers["authorization"] for r in b.requests} == {f"Bearer {SECRET}"}
     assert "endpoint" in res.output and dead in res.output
     run = get_run(bench, "fleet-run")
-    assert run["status"] == "done"
+    assert run.status == "done"
     # 6 questions x (answer, paths, claims, relevancy): each counted once, all served
-    assert run["calls"] == 24 == served
-    rows = {(e["role"], e["base_url"]): e for e in run["endpoints"]}
+    assert run.calls == 24 == served
+    rows = {(e["role"], e["base_url"]): e for e in run.endpoints}
     assert len(rows) == 6  # 3 endpoints x 2 roles
     for role in ("responder", "judge"):
         assert rows[(role, dead)]["answered"] == 0 and rows[(role, dead)]["errors"] >= 1
         assert rows[(role, dead)]["cooldowns"] >= 1
         assert rows[(role, a_url)]["answered"] > 0 and rows[(role, b_url)]["answered"] > 0
-    answered = sum(e["answered"] for e in run["endpoints"])
+    answered = sum(e["answered"] for e in run.endpoints)
     assert answered == 24
     report = build_report(bench, ["fleet-run"], plots=False)
     table = report.tables["fleet-run_endpoints"]

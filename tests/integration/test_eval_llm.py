@@ -81,13 +81,13 @@ def test_llm_run_end_to_end(bench, llm_server, model):
         assert 0 <= s.precision <= 1 and s.faithfulness == 0.5 and s.n_claims == 2
         assert s.tokens_source == "usage" and s.tokens > 0
         assert s.relevancy is not None and s.relevancy_method == "llm-questions"
-    assert set(run["prompt_hashes"]) >= {
+    assert set(run.prompt_hashes) >= {
         "eval/answer_system",
         "eval/judge_paths",
         "eval/judge_faithfulness",
         "llm/repair",
     }
-    assert run["calls"] == 24 and run["tokens_in"] > 0 and run["tokens_out"] > 0
+    assert run.calls == 24 and run.tokens_in > 0 and run.tokens_out > 0
     stored = json.dumps(
         bench.run_text(
             "MATCH (n) WHERE n:Run OR n:Answer OR n:Verdict OR n:Claim RETURN properties(n) AS p"
@@ -126,7 +126,7 @@ def test_rejudge_stored_answers_and_agreement(bench, llm_server, model):
     assert j.status == "done" and j.completed == 6
     assert len(llm_server.requests_matching(ANSWER_MARKER)) == answers_before  # not re-asked
     assert bench.node_counts()["Answer"] >= 6
-    assert get_run(bench, "src-llm-judge")["source_run"] == "src"
+    assert get_run(bench, "src-llm-judge").source_run == "src"
     summary, confusion = judge_agreement(bench, "src", "src-llm-judge")
     overall = summary.rows[-1]
     assert overall["decisions"] > 0 and 0 <= overall["agreement %"] <= 100
@@ -208,7 +208,7 @@ def test_judge_reply_missing_paths_fails_the_question_cleanly(bench, llm_server,
         == 0
     )  # nothing half-written
     run = get_run(bench, "missing")
-    assert run["status"] == "partial" and run["failed"] == 2 and run["errors"]
+    assert run.status == "partial" and run.failed == 2 and run.errors
 
 
 def test_rejected_and_duplicate_verdicts_are_counted(bench, llm_server, model):
@@ -246,7 +246,7 @@ def test_max_cost_stops_the_run_and_a_rerun_resumes(bench, llm_server, model):
     s = execute(bench, cheap)
     assert s.status == "interrupted" and "max-cost" in s.errors[0]
     assert 0 < s.completed < 6
-    assert get_run(bench, "budget")["status"] == "interrupted"
+    assert get_run(bench, "budget").status == "interrupted"
     more = cheap.model_copy(
         update={"responder_llm": model("responder", prices=prices, max_cost=100.0)}
     )

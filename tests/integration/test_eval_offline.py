@@ -59,13 +59,13 @@ def test_graph_records(demo):
     assert counts["Verdict"] == 12
     rels = {r["type"]: r["count"] for r in demo.query("core/rel_counts")}
     assert rels["FOR"] == 6 and rels["IN_RUN"] == 6 and rels["ON"] == 12 and rels["OF"] >= 12
-    run = next(r for r in list_runs(demo) if r["uid"] == "cover")
-    assert run["status"] == "done" and run["judged"] == 2 and run["kind"] == "eval"
-    assert run["setting"] == "oracle" and run["strategy"] == "plain"
-    assert run["roles"]["responder"] == "baseline:cover-all"
-    assert run["judge"].startswith("baseline:embedding") and run["version"]
-    assert run["tokens_out"] > 0 and run["started_at"] and run["ended_at"]
-    assert isinstance(run["config"], dict) and run["config"]["context"]["setting"] == "oracle"
+    run = next(r for r in list_runs(demo) if r.uid == "cover")
+    assert run.status == "done" and run.judged == 2 and run.kind == "eval"
+    assert run.setting == "oracle" and run.strategy == "plain"
+    assert run.roles["responder"] == "baseline:cover-all"
+    assert run.judge and run.judge.startswith("baseline:embedding") and run.version
+    assert run.tokens_out and run.started_at and run.ended_at
+    assert run.config["context"]["setting"] == "oracle"
 
 
 def test_rerun_is_idempotent(demo):

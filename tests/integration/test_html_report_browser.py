@@ -326,7 +326,7 @@ def test_failed_question_is_listed_with_its_error(driver, runs):
     rows[0].click()
     error = driver.find_element("css selector", "#q-detail pre.error").text
     assert rows[0].get_attribute("data-q") in error
-    assert error in get_run(store, "html-evil")["errors"]
+    assert error in get_run(store, "html-evil").errors
 
 
 def test_cli_report_html_and_view(runs, tmp_path):

@@ -54,13 +54,13 @@ def test_empty_replies_fail_items_are_never_scored_and_history_is_kept(bench, ll
     assert len(llm_server.requests_matching(ANSWER_MARKER)) == 3 * 3  # retried twice each
     assert _answers(bench, "empty-replies") == 0  # nothing stored, nothing scored
     # the Run counts every call, also those of items that failed after the last batch
-    assert get_run(bench, "empty-replies")["calls"] == first.calls > 0
+    assert get_run(bench, "empty-replies").calls == first.calls > 0
     llm_server.reset()
     add_eval_model(llm_server)
     second = execute(bench, _spec(llm_server, "empty-replies"))
     assert (second.status, second.completed, second.done_before) == ("done", 3, 0)
     run = get_run(bench, "empty-replies")
-    assert run["failed"] == 0 and run["failed_total"] == 3 and len(run["sessions"]) == 2
+    assert run.failed == 0 and run.failed_total == 3 and len(run.sessions) == 2
 
 
 def test_garbage_200_bodies_are_retried_not_failed_at_once(bench, llm_server):
@@ -92,12 +92,13 @@ def test_a_running_run_without_a_live_lease_is_listed_interrupted(bench):
         "MERGE (r:Run {uid: 'died-run'}) SET r.kind = 'eval', r.status = 'running',"
         " r.started_at = '2026-01-01T00:00:00+00:00'"
     )
-    rows = {r["uid"]: r for r in leases.effective_status(bench, list_runs(bench))}
-    assert rows["died-run"]["status"] == "interrupted"
+    rows = {r.uid: r for r in list_runs(bench)}
+    assert rows["died-run"].status == "interrupted"
+    assert rows["died-run"].status_reason == "lease expired"
     with leases.hold(bench, "run:died-run", "died-run", "eval"):
-        rows = {r["uid"]: r for r in leases.effective_status(bench, list_runs(bench))}
-        assert rows["died-run"]["status"] == "running"
-        assert rows["died-run"]["owner"] == leases.owner_id()
+        rows = {r.uid: r for r in list_runs(bench)}
+        assert rows["died-run"].status == "running"
+        assert rows["died-run"].owner == leases.owner_id()
 
 
 def _kg_eval(llm_server, run_id: str) -> subprocess.Popen:

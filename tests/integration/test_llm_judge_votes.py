@@ -61,8 +61,8 @@ def test_eval_run_with_votes_stores_votes_and_self_agreement(kg, store, llm_serv
     assert len(llm_server.requests_matching(PATHS_MARKER)) == 2 * 3
     assert len(llm_server.requests_matching(ANSWER_MARKER)) == 2
     run = get_run(store, "votes-run")
-    assert run["judge"] == "llm:judge-model[votes=3]"
-    stored = SelfAgreement.model_validate_json(run["judge_self_agreement"])
+    assert run.judge == "llm:judge-model[votes=3]"
+    stored = SelfAgreement.model_validate_json(run.judge_self_agreement)
     rows = store.run_text(
         "MATCH (v:Verdict {run: 'votes-run'}) RETURN v.votes AS votes, v.present AS present"
     )

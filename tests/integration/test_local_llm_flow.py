@@ -80,7 +80,7 @@ def test_eval_with_local_responder_and_judge(bench, local_llm, setting):
     assert len(summary.errors) >= summary.failed  # every failed question says why
     assert summary.calls >= 2 * summary.completed
     run = get_run(bench, spec.run_id)
-    assert run["config"]["responder_llm"]["base_url"] == local_llm.base_url
+    assert run.config["responder_llm"]["base_url"] == local_llm.base_url
     _, scores = run_scores(bench, spec.run_id)
     assert len(scores) == summary.completed
     for s in scores:

@@ -103,7 +103,7 @@ def test_perspectra_huge_int_and_deep_nesting_name_line_and_field(tmp_path: Path
     with pytest.raises(PerspectraInputError) as e:
         kialo_rows(f)
     [p] = e.value.problems
-    assert (p.line, p.field) == (3, "cons[0]") and "64 bits" in p.problem
+    assert (p.line, p.field) == (3, "cons[0]") and "64 bits" in p.message
     f.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
     with pytest.raises(PerspectraInputError, match="nested too deeply"):
         kialo_rows(f)

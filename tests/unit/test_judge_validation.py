@@ -8,6 +8,7 @@ import json
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from evaluation.judges.base import Judge
 from evaluation.judges.calibration import cross_validate, folds_by_question
 from evaluation.judges.gold import GoldFileError, first_answers, load_gold
 from evaluation.judges.validation import (
@@ -185,17 +186,12 @@ def test_summary_groups_by_style_and_hop_and_trust_line():
     assert "unknown answers" in line  # no style names: the kind of answers is not known
 
 
-class _ThresholdJudge:
+class _ThresholdJudge(Judge):
     """Marks path_0 present when the answer is longer than `cut` characters."""
-
-    offline = True
 
     def __init__(self, cut: int) -> None:
         self.cut = cut
         self.name = f"test:len>{cut}"
-
-    def prompt_names(self) -> list[str]:
-        return []
 
     async def judge(self, q, answer, gt) -> JudgeResult:
         return JudgeResult(

@@ -82,7 +82,7 @@ def test_bad_release_files_name_file_line_topic_field(name: str) -> None:
     p = info.value.problems[0]
     if line is not None:
         if name == "duplicate_topic.json":
-            assert p.line > line and f"first at line {line}" in p.problem
+            assert p.line > line and f"first at line {line}" in p.message
         elif name == "not_a_list.json":
             assert p.line == line
         else:

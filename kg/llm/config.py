@@ -181,14 +181,13 @@ def llm_config(
     base_url: str | list[str] | None = None,
     fleet: Path | None = None,
     api_key_env: str = "OPENAI_API_KEY",
-    concurrency: int | None = None,
     no_cache: bool = False,
-    max_cost: float | None = None,
     prices: Path | None = None,
     **options: Any,
 ) -> LLMConfig:
-    """The one way commands turn their options into a model config; options left at None keep
-    the config's defaults. Bad values are an `InputError` naming the role and the field.
+    """The one way commands turn their options into a model config; `options` are
+    `LLMConfig` fields (concurrency, max_cost, ...), those left at None keep the config's
+    defaults. Bad values are an `InputError` naming the role and the field.
 
     `base_url` given more than once, or a `fleet` file: the endpoints of a fleet."""
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
@@ -202,16 +201,7 @@ def llm_config(
         base_url = urls[0]
     else:
         base_url = urls[0] if urls else None
-    values = {
-        k: v
-        for k, v in {
-            "concurrency": concurrency,
-            "max_cost": max_cost,
-            "base_url": base_url,
-            **options,
-        }.items()
-        if v is not None
-    }
+    values = {k: v for k, v in {"base_url": base_url, **options}.items() if v is not None}
     try:
         return LLMConfig(
             model=model,

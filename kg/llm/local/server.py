@@ -88,7 +88,7 @@ def log_tail(home: Home, lines: int = 30) -> str:
 def answers(settings: LocalLLMSettings, timeout: float = 2.0) -> bool:
     """The server has loaded its model and answers (`GET /health`, no key needed)."""
     try:
-        r = httpx.get(f"http://127.0.0.1:{settings.port}/health", timeout=timeout)
+        r = httpx.get(f"http://{HOST}:{settings.port}/health", timeout=timeout)
     except httpx.HTTPError:
         return False
     return r.status_code == 200

@@ -6,8 +6,11 @@
 
 1. Generation speed of the local server (SmolLM2-135M on llama.cpp's server, xllamacpp) for
    each thread count, side by side: completion tokens per second of wall time with one slot
-   answering 1 request at a time, then with N slots (`--parallel`) answering N concurrent
-   requests together (continuous batching), and the ratio of the two (target >= 1.5 for N=2).
+   answering 1 request at a time, and with N slots (`--parallel`) answering N concurrent
+   requests together (continuous batching). Every server (each thread count, 1 and N slots)
+   is up at once and the rounds go to each in turn, so a busy machine's changing load falls
+   on all alike. Printed: the ratio N slots / 1 slot per thread count, and the best N-slot
+   server over the best 1-slot one (target >= 1.5 for N=2), also per server CPU-second.
    Requests go straight to the HTTP API (httpx, with the server's key), no product code.
 2. An evaluation with the local model as responder and judge (Base, PerspectiveBench sample,
    no cache, one slot): its end-to-end time divided by the sum of the server's own generation
@@ -74,61 +77,93 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def _speed(
-    url: str, headers: dict[str, str], pid: int, requests: int, concurrent: int, max_tokens: int
-) -> tuple[float, float, int]:
-    """(tokens per wall second, tokens per server CPU second, tokens)."""
-    async with httpx.AsyncClient(headers=headers) as client:
-        await _one(client, url, 8)  # warm: model pages in, prompt cache filled
-        t0, cpu0 = time.perf_counter(), _cpu_s(pid)
-        tokens = 0
-        for _ in range(requests):
-            done = await asyncio.gather(*(_one(client, url, max_tokens) for _ in range(concurrent)))
-            tokens += sum(done)
-        wall, cpu = time.perf_counter() - t0, _cpu_s(pid) - cpu0
-        return tokens / wall, tokens / cpu, tokens
+async def _round(client: httpx.AsyncClient, url: str, concurrent: int, max_tokens: int) -> int:
+    done = await asyncio.gather(*(_one(client, url, max_tokens) for _ in range(concurrent)))
+    return sum(done)
 
 
-def speed(threads: list[int], parallel: int, requests: int, max_tokens: int) -> None:
-    from kg.llm.local import get_local_settings, server
+class _Tally:
+    """One server's totals over the rounds: tokens, wall seconds, server CPU seconds."""
+
+    def __init__(self) -> None:
+        self.tokens, self.wall, self.cpu = 0, 0.0, 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.tokens / self.wall
+
+    @property
+    def per_cpu(self) -> float:
+        return self.tokens / self.cpu
+
+
+async def _interleaved(servers: dict, requests: int, max_tokens: int) -> dict:
+    """Every server gets its rounds in turn (1 slot, N slots, next thread count, ...), so a
+    change in the machine's load falls on all of them alike."""
     from kg.llm.local.key import auth_headers
+
+    tallies = {key: _Tally() for key in servers}
+    async with httpx.AsyncClient() as client:
+        for settings, _st in servers.values():
+            client.headers.update(auth_headers(settings))
+            await _round(client, settings.base_url, settings.parallel, 8)  # warm every slot
+        for _ in range(requests):
+            for key, (settings, st) in servers.items():
+                t0, cpu0 = time.perf_counter(), _cpu_s(st.pid or 0)
+                tally = tallies[key]
+                tally.tokens += await _round(
+                    client, settings.base_url, settings.parallel, max_tokens
+                )
+                tally.wall += time.perf_counter() - t0
+                tally.cpu += _cpu_s(st.pid or 0) - cpu0
+    return tallies
+
+
+def speed(threads: list[int], parallel: int, requests: int, max_tokens: int, root: Path) -> None:
+    from contextlib import ExitStack
+
+    from own_servers import free_port
+
+    from kg.llm.local import get_local_settings, server
 
     print(
         "== 1. generation speed of the local server (completion tokens / wall second), "
-        f"1 slot vs {parallel} slots"
+        f"1 slot vs {parallel} slots, side by side: every server is up at once and the rounds "
+        f"go to each in turn; {_load()}"
     )
+    servers = {}
+    with ExitStack() as stack:
+        for n in threads:
+            for slots in dict.fromkeys((1, parallel)):
+                port = free_port()
+                settings = get_local_settings(
+                    port=port, threads=n, parallel=slots, server_home=root / f"llm-{port}"
+                )
+                stack.callback(server.stop, settings)
+                st, _secs = server.start(settings)
+                servers[(n, slots)] = (settings, st)
+        tallies = asyncio.run(_interleaved(servers, requests, max_tokens))
+    for (n, slots), t in tallies.items():
+        print(
+            f"threads={n}, {slots} slot(s), {slots} concurrent request(s): {t.rate:6.1f} "
+            f"tokens/s in total, {t.per_cpu:6.1f} tokens per server CPU-second ({t.tokens} "
+            f"tokens in {requests} round(s))"
+        )
+    if parallel == 1:
+        return
     for n in threads:
-        rates: dict[int, tuple[float, float]] = {}
-        for slots in dict.fromkeys((1, parallel)):
-            settings = get_local_settings(threads=n, parallel=slots)
-            try:
-                st, secs = server.start(settings)
-                rate, per_cpu, tokens = asyncio.run(
-                    _speed(
-                        settings.base_url,
-                        auth_headers(settings),
-                        st.pid or 0,
-                        requests,
-                        slots,
-                        max_tokens,
-                    )
-                )
-                rates[slots] = (rate, per_cpu)
-                print(
-                    f"threads={n}, {slots} slot(s), {slots} concurrent request(s): "
-                    f"{rate:6.1f} tokens/s in total, {per_cpu:6.1f} tokens per server "
-                    f"CPU-second ({tokens} tokens in {requests} round(s); server up in "
-                    f"{secs:.1f} s); {_load()}"
-                )
-            finally:
-                server.stop(settings)
-        if parallel in rates and parallel != 1:
-            (one, one_cpu), (many, many_cpu) = rates[1], rates[parallel]
-            print(
-                f"threads={n}: {parallel} slots / 1 slot = {many / one:.2f}x aggregate "
-                f"throughput (target >= 1.5 for 2 slots), {many_cpu / one_cpu:.2f}x tokens "
-                "per CPU-second"
-            )
+        one, many = tallies[(n, 1)], tallies[(n, parallel)]
+        print(
+            f"threads={n}: {parallel} slots / 1 slot = {many.rate / one.rate:.2f}x aggregate "
+            f"throughput, {many.per_cpu / one.per_cpu:.2f}x tokens per CPU-second"
+        )
+    best_one = max(threads, key=lambda n: tallies[(n, 1)].rate)
+    best_many = max(threads, key=lambda n: tallies[(n, parallel)].rate)
+    ratio = tallies[(best_many, parallel)].rate / tallies[(best_one, 1)].rate
+    print(
+        f"best {parallel} slots (threads={best_many}) / best 1 slot (threads={best_one}) = "
+        f"{ratio:.2f}x aggregate throughput (target >= 1.5 for 2 slots); {_load()}"
+    )
 
 
 def _server_ms(log: Path, offset: int) -> tuple[float, int]:
@@ -232,6 +267,7 @@ def main() -> None:
             args.parallel,
             args.requests,
             args.max_tokens,
+            own.root,
         )
         if not args.skip_eval:
             evaluation(own.store, args.questions)

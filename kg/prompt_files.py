@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from string import Template
 
+from pydantic import BaseModel, ConfigDict
 
-@dataclass(frozen=True)
-class Prompt:
+
+class Prompt(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     name: str
     text: str
 

@@ -17,7 +17,7 @@ from construction.pipeline import chunks as chunk_stage
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, ProgressFactory, StageReport, log
 from construction.pipeline.llm_route import BuildLLM
-from kg import domains, leases
+from kg import __version__, domains, leases
 from kg.errors import InputError, Interrupted
 from kg.ids import build_run_uid
 from kg.palette import Palette, load_palette, stored_palette
@@ -260,7 +260,7 @@ def _build_leased(
             "roles": {"builder": ctx.model_name},
             "config": config.model_dump(mode="json"),
             "prompt_hashes": hashes,
-            "version": _version(),
+            "version": __version__,
             "stages": stages,
             "generation": generation,  # which build pass of the domain (`--extend` adds one)
         },
@@ -385,9 +385,3 @@ def _stage_dicts(ctx: BuildContext) -> list[dict[str, Any]]:
 def domain_summary(store: Store, domain: str) -> dict[str, int]:
     rows = store.query("pipeline/domain_summary", domain=domain)
     return {k: int(v or 0) for k, v in rows[0].items()} if rows else {}
-
-
-def _version() -> str:
-    from kg import __version__
-
-    return str(__version__)

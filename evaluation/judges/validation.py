@@ -16,7 +16,6 @@ import asyncio
 import hashlib
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from evaluation.judges.votes import SelfAgreement, self_agreement
 from evaluation.models import JudgeResult
 from evaluation.reporting import CI, Table, bootstrap_cis
 from evaluation.scoring.metrics import path_scores
+from kg import __version__
 from kg.store import Store
 
 RESAMPLES = 1000
@@ -108,13 +108,6 @@ def validation_uid(judge: str, gold_hash: str) -> str:
 
 def word_count(text: str) -> int:
     return len(text.split())
-
-
-def _package_version() -> str:
-    try:
-        return version("perspectivekg")
-    except PackageNotFoundError:  # pragma: no cover - source checkout without install
-        return "0+unknown"
 
 
 async def _decide(
@@ -308,7 +301,7 @@ def summarize(
         gold_hash=gold_hash,
         # to the microsecond: the newest of two validations in one second is still known
         at=datetime.now(UTC).isoformat(timespec="microseconds"),
-        version=_package_version(),
+        version=__version__,
         gold_kind=file_kind(set(kinds)),
         overall=group_stats("all", ds, seed),
         by_kind=[group_stats(k, [d for d in ds if d.kind == k], seed) for k in kinds],

@@ -3,7 +3,7 @@ place where the product's errors become a message and an exit code."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -12,6 +12,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from kg.errors import KGError, ServerError
+from kg.supervisor import State
 
 if TYPE_CHECKING:
     from kg.settings import Settings
@@ -34,12 +35,27 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _print_log_tail(tail: str) -> None:
+    err_console.print("[dim]--- last lines of the log ---[/]")
+    err_console.print(tail, markup=False, highlight=False)
+
+
+def exit_unless_running(state: State, log_tail: Callable[[], str], crashed: str) -> None:
+    """The end of `kg db status` / `kg llm status` for a server that is not running: a crashed
+    one shows its log's tail and exits 3 (`crashed` says what to do), a stopped one exits 0,
+    a starting one 2. A running one returns."""
+    if state is State.CRASHED:
+        _print_log_tail(log_tail())
+        fail(crashed, code=3)
+    if state is not State.RUNNING:
+        raise typer.Exit(0 if state is State.STOPPED else 2)
+
+
 def report(exc: BaseException) -> NoReturn:
     """Print a product error (or an unreachable/refusing Neo4j) as one clear message; exit 1."""
     if isinstance(exc, ServerError):
         if exc.log_tail:
-            err_console.print("[dim]--- last lines of the log ---[/]")
-            err_console.print(exc.log_tail, markup=False, highlight=False)
+            _print_log_tail(exc.log_tail)
         fail(exc.message + (f"\n  fix: {exc.fix}" if exc.fix else ""))
     problems, source = getattr(exc, "problems", None), getattr(exc, "file", None)
     if isinstance(exc, KGError) and problems and source is not None:

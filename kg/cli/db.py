@@ -7,7 +7,7 @@ import time
 import typer
 from rich.table import Table
 
-from kg.cli.console import console, err_console, fail, open_store
+from kg.cli.console import console, err_console, exit_unless_running, fail, open_store
 from kg.settings import Settings, get_settings
 
 db_app = typer.Typer(
@@ -85,12 +85,11 @@ def status() -> None:
             f"state: [bold]{st.state.value}[/] (pid {st.pid or '-'})  "
             f"home: {st.home.root}  logs: {st.home.logs}"
         )
-        if st.state is process.State.CRASHED:
-            err_console.print("[dim]--- last lines of the log ---[/]")
-            err_console.print(process.log_tail(st.home), markup=False, highlight=False)
-            fail("the server died without `kg db down`; run `kg db up` to restart it", code=3)
-        if st.state is not process.State.RUNNING:
-            raise typer.Exit(0 if st.state is process.State.STOPPED else 2)
+        exit_unless_running(
+            st.state,
+            lambda: process.log_tail(st.home),
+            "the server died without `kg db down`; run `kg db up` to restart it",
+        )
     _print_graph_status(settings)
 
 

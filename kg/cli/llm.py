@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from kg.cli.console import console, err_console, fail
+from kg.cli.console import console, exit_unless_running, fail
 
 if TYPE_CHECKING:
     from kg.llm.local.settings import LocalLLMSettings
@@ -84,12 +84,11 @@ def status_cmd(
             f"state: [bold]{st.state.value}[/] (pid {st.pid or '-'})  "
             f"url: {st.base_url}{what}  log: {st.home.log}"
         )
-    if st.state is server.State.CRASHED:
-        err_console.print("[dim]--- last lines of the log ---[/]")
-        err_console.print(server.log_tail(st.home), markup=False, highlight=False)
-        fail("the local model server died without `kg llm down`; `kg llm up` restarts it", code=3)
-    if st.state is not server.State.RUNNING:
-        raise typer.Exit(0 if st.state is server.State.STOPPED else 2)
+    exit_unless_running(
+        st.state,
+        lambda: server.log_tail(st.home),
+        "the local model server died without `kg llm down`; `kg llm up` restarts it",
+    )
 
 
 @llm_app.command("down")

@@ -2,30 +2,30 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import re
-import signal
 import subprocess
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 from kg import cypher_files
-from kg.processes import alive as _alive
-from kg.processes import port_open, read_pid
 from kg.server.errors import ServerError
 from kg.server.java import find_java
 from kg.server.layout import ServerHome, read_or_create_password, render_conf
 from kg.server.resolve import resolve
 from kg.settings import Settings
-
-# Environment variables a server child never gets: they hold secrets it does not need.
-_SECRET_VAR = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+from kg.supervisor import (
+    NotReady,
+    StartLimit,
+    State,
+    Supervisor,
+    child_env,
+    port_open,
+    refuse_taken,
+)
 
 # Neo4j 5.26 on Java 17 needs these, as its own launcher passes them.
 JVM_OPENS = [
@@ -39,13 +39,6 @@ ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 
 
-class State(StrEnum):
-    RUNNING = "running"
-    STARTING = "starting"  # process alive, Bolt not answering yet
-    STOPPED = "stopped"
-    CRASHED = "crashed"  # a pid file is left but its process is gone: it died without `db down`
-
-
 @dataclass
 class Status:
     state: State
@@ -57,25 +50,25 @@ def home_of(settings: Settings) -> ServerHome:
     return ServerHome(settings.resolved_server_home)
 
 
+def supervisor(home: ServerHome) -> Supervisor:
+    """The JVM's pid file and logs; a server that dies while starting stays `crashed` (its
+    pid file kept) so that `kg db status` shows its log."""
+    return Supervisor(
+        pid_file=home.pid_file,
+        logs=(home.neo4j_log, home.console_log),
+        lock_file=home.run / "start.lock",
+        keep_crashed=True,
+    )
+
+
 def log_tail(home: ServerHome, lines: int = 30) -> str:
-    for f in (home.neo4j_log, home.console_log):
-        if f.exists() and f.stat().st_size:
-            return "\n".join(f.read_text(errors="replace").splitlines()[-lines:])
-    return ""
-
-
-def _read_pid(home: ServerHome) -> int | None:
-    return read_pid(home.pid_file)
+    return supervisor(home).log_tail(lines)
 
 
 def status(settings: Settings) -> Status:
+    """Running once Bolt's port is open (the start waits for a real query)."""
     home = home_of(settings)
-    pid = _read_pid(home)
-    if pid is None:
-        return Status(State.STOPPED, None, home)
-    if not _alive(pid):
-        return Status(State.CRASHED, pid, home)
-    state = State.RUNNING if port_open(settings.bolt_port) else State.STARTING
+    state, pid = supervisor(home).state(lambda: port_open(settings.bolt_port))
     return Status(state, pid, home)
 
 
@@ -100,14 +93,6 @@ def _cds_options(settings: Settings, home: ServerHome, java: Path, lib: Path) ->
         return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"]
     # Dumped at a clean exit into a temporary name; `stop` renames it once the JVM is gone.
     return [f"-XX:ArchiveClassesAtExit={archive}.part"]
-
-
-def child_env(**extra: str) -> dict[str, str]:
-    """The environment of a server child process: ours without the secrets it does not need
-    (model API keys, tokens, passwords: `ps e` and /proc/PID/environ show a process's
-    environment, and the JVM has no use for them)."""
-    env = {k: v for k, v in os.environ.items() if not _SECRET_VAR.search(k)}
-    return {**env, **extra}
 
 
 def _set_initial_password(java: Path, home: ServerHome, lib: Path, password: str) -> None:
@@ -217,63 +202,47 @@ def start(settings: Settings, progress: ProgressFn = _quiet) -> StartReport:
     Two phases: provisioning (unbounded, reported through `progress`), then the launch, whose
     `start_timeout_s` deadline starts when the JVM is started. A launch that fails or is
     interrupted stops the process it started: nothing keeps running behind the user's back.
+    One start at a time per server home: a second `kg db up` waits, then finds it running.
     """
+    with supervisor(home_of(settings)).start_lock():
+        return _start_locked(settings, progress)
+
+
+def _start_locked(settings: Settings, progress: ProgressFn) -> StartReport:
     current = status(settings)
     if current.state is State.RUNNING:
         return StartReport(current, 0.0, 0.0)
     if current.state is State.STARTING:  # launched by another command: wait, but not ours to kill
         t0 = time.monotonic()
         return StartReport(wait_ready(settings, current.pid or 0, t0), 0.0, time.monotonic() - t0)
-    for port in (settings.bolt_port, settings.http_port):
-        if port_open(port):
-            raise ServerError(
-                f"port {port} on 127.0.0.1 is taken by another process",
-                "stop that process, or choose free ports with KG_BOLT_PORT / KG_HTTP_PORT",
-            )
+    refuse_taken(
+        (settings.bolt_port, settings.http_port),
+        "stop that process, or choose free ports with KG_BOLT_PORT / KG_HTTP_PORT",
+    )
     ready = provision(settings, progress)
     progress("launching the JVM")
     home = ready.home
+    sup = supervisor(home)
     t0 = time.monotonic()
-    with open(home.console_log, "ab") as out:
-        proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
-            server_command(settings, ready),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            cwd=home.root,
-            env=child_env(),  # no model API keys in the JVM
-            umask=0o077,  # the store, auth and logs readable by their owner only
-        )
-    home.pid_file.write_text(str(proc.pid))
+    proc = sup.launch(
+        server_command(settings, ready),
+        home.console_log,
+        cwd=home.root,
+        env=child_env(),  # no model API keys in the JVM
+        umask=0o077,  # the store, auth and logs readable by their owner only
+    )
     try:
-        st = wait_ready(settings, proc.pid, t0, proc)
-    except ServerError as exc:
-        if proc.poll() is None:  # still alive but never answered: stop it, say so
-            _abort(home, proc)
-            exc.fix = (
-                f"{exc.fix}; the unanswering server was stopped, nothing is left running"
-            ).lstrip("; ")
-        raise
-    except BaseException:  # Ctrl-C or any other failure while waiting
-        _abort(home, proc)
+        with sup.stopped_on_failure(proc):
+            st = wait_ready(settings, proc.pid, t0, proc)
+    except BaseException:
+        _discard_parts(home)  # a JVM that failed may have left its class archive half written
         raise
     return StartReport(st, ready.seconds, time.monotonic() - t0)
 
 
-def _abort(home: ServerHome, proc: subprocess.Popen, grace_s: float = 10.0) -> None:
-    """Stop a server this command launched and gave up on (its whole process group)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=grace_s)
+def _discard_parts(home: ServerHome) -> None:
     for part in home.run.glob("classes-*.jsa.part"):
-        part.unlink()  # a killed JVM's class archive may be half written
-    home.pid_file.unlink(missing_ok=True)
+        part.unlink()
 
 
 def _log_size(home: ServerHome) -> int:
@@ -281,41 +250,35 @@ def _log_size(home: ServerHome) -> int:
 
 
 def wait_ready(
-    settings: Settings, pid: int, t0: float, proc: subprocess.Popen | None = None
+    settings: Settings, pid: int, t0: float, proc: subprocess.Popen[bytes] | None = None
 ) -> Status:
     """Wait for Bolt. Gives up after `start_timeout_s` with no sign of progress (the logs stop
     growing), or after `start_timeout_max_s` in all: a first start on a loaded machine spends
     minutes creating its databases while still making progress."""
     home = home_of(settings)
-    hard_deadline = t0 + max(settings.start_timeout_max_s, settings.start_timeout_s)
-    size, last_progress = _log_size(home), t0
-    while True:
-        now = time.monotonic()
-        if proc is not None and proc.poll() is not None or not _alive(pid):
+    sup = supervisor(home)
+    limit = StartLimit(
+        stall_s=settings.start_timeout_s,
+        max_s=max(settings.start_timeout_max_s, settings.start_timeout_s),
+        progress=lambda: _log_size(home),
+    )
+    try:
+        sup.wait_ready(
+            pid, t0, lambda: port_open(settings.bolt_port) and bolt_answers(settings), limit, proc
+        )
+    except NotReady as exc:
+        if exc.died:
             raise ServerError(
                 "the Neo4j server died while starting",
                 f"read the log below and {home.neo4j_log}; `kg db status` shows it as crashed",
-                log_tail=log_tail(home),
-            )
-        if port_open(settings.bolt_port) and bolt_answers(settings):
-            return Status(State.RUNNING, pid, home)
-        grown = _log_size(home)
-        if grown != size:
-            size, last_progress = grown, now
-        if now - last_progress > settings.start_timeout_s or now > hard_deadline:
-            break
-        time.sleep(0.25)
-    stalled = now - last_progress > settings.start_timeout_s
-    why = (
-        f"made no progress for {settings.start_timeout_s:.0f} s"
-        if stalled
-        else f"did not answer within {hard_deadline - t0:.0f} s"
-    )
-    raise ServerError(
-        f"the Neo4j server {why} after its launch (no answer on Bolt)",
-        "raise KG_START_TIMEOUT_S / KG_START_TIMEOUT_MAX_S on a slow machine, or read the log",
-        log_tail=log_tail(home),
-    )
+                log_tail=sup.log_tail(),
+            ) from None
+        raise ServerError(
+            f"the Neo4j server {exc.why} after its launch (no answer on Bolt)",
+            "raise KG_START_TIMEOUT_S / KG_START_TIMEOUT_MAX_S on a slow machine, or read the log",
+            log_tail=sup.log_tail(),
+        ) from None
+    return Status(State.RUNNING, pid, home)
 
 
 def bolt_answers(settings: Settings) -> bool:
@@ -335,28 +298,19 @@ def bolt_answers(settings: Settings) -> bool:
 def stop(settings: Settings, timeout: float = 60.0) -> bool:
     """Stop cleanly (SIGTERM, then SIGKILL after `timeout`). False if nothing was running."""
     home = home_of(settings)
-    pid = _read_pid(home)
+    sup = supervisor(home)
+    pid = sup.pid()
     if pid is None:
         return False
-    was_alive = _alive(pid)
     pending = sorted(home.run.glob("classes-*.jsa.part")) + _dump_pending(pid)
-    killed = False
-    if was_alive:
-        os.kill(pid, signal.SIGTERM)
-        # Writing the class-data archive at exit takes a while on a busy machine.
-        deadline = time.monotonic() + (timeout * 4 if pending else timeout)
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
-            killed = True
+    # Writing the class-data archive at exit takes a while on a busy machine.
+    done = sup.stop(timeout * 4 if pending else timeout)
     for part in home.run.glob("classes-*.jsa.part"):
-        if killed or not was_alive or part.stat().st_size == 0:
+        if done.killed or not done.was_alive or part.stat().st_size == 0:
             part.unlink()  # possibly half written: never map it
         else:
             part.replace(part.with_suffix(""))
-    home.pid_file.unlink(missing_ok=True)
-    return was_alive
+    return done.was_alive
 
 
 def _dump_pending(pid: int) -> list[Path]:

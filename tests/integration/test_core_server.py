@@ -149,6 +149,7 @@ def test_real_jvm_given_up_on_is_stopped(neo4j_settings, tmp_path):
     from kg.server import process
     from kg.server.errors import ServerError
     from kg.settings import get_settings
+    from kg.supervisor import alive
 
     ports = _free_ports(2)
     hasty = get_settings(
@@ -174,6 +175,6 @@ def test_real_jvm_given_up_on_is_stopped(neo4j_settings, tmp_path):
     finally:
         process.wait_ready = saved
     assert launched, "the JVM was never launched"
-    assert not process._alive(launched[0])
+    assert not alive(launched[0])
     assert process.status(hasty).state is process.State.STOPPED
     assert not process.port_open(ports[0])

@@ -15,6 +15,8 @@ import sys
 
 KEY_ENV = "KG_LLM_SERVE_KEY"
 HOST = "127.0.0.1"
+# Read by OpenMP when the process starts, so the parent sets them (see `main`'s `poll`).
+THREAD_ENV = {"OMP_WAIT_POLICY": "passive"}
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:

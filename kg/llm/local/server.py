@@ -8,16 +8,12 @@ command that started it until `kg llm down`. A start that fails leaves nothing r
 
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 import httpx
@@ -27,23 +23,15 @@ from kg.llm.local.errors import LocalModelError
 from kg.llm.local.key import api_key
 from kg.llm.local.provision import model_path
 from kg.llm.local.registry import ModelRef, resolve_model
-from kg.llm.local.serve import KEY_ENV
+from kg.llm.local.serve import HOST, KEY_ENV, THREAD_ENV
 from kg.llm.local.settings import LocalLLMSettings
-from kg.processes import alive as _alive
-from kg.processes import port_open, read_pid
-from kg.server.process import child_env
+from kg.supervisor import NotReady, StartLimit, State, Supervisor, child_env, refuse_taken
 
 # llama.cpp and its HTTP server, a prebuilt wheel (no compiler needed).
 SERVER_MODULES = ("xllamacpp",)
 INSTALL_FIX = "install it: pip install xllamacpp (a prebuilt wheel), or run scripts/setup.sh"
 GGUF_MAGIC = b"GGUF"
-
-
-class State(StrEnum):
-    RUNNING = "running"
-    STARTING = "starting"  # process alive, not answering yet (loading the model)
-    STOPPED = "stopped"
-    CRASHED = "crashed"  # a pid file is left but its process is gone: it died without `down`
+PORT_FIX = "stop that process, or choose a free port (--port, KG_LLM_PORT)"
 
 
 class ServerState(BaseModel):
@@ -61,23 +49,15 @@ class ServerState(BaseModel):
 
 @dataclass(frozen=True)
 class Home:
+    """`<cache>/llm-server-<port>/`: the server's pid file, state file, log and start lock."""
+
     root: Path
+    log: Path
+    supervisor: Supervisor
 
     @property
     def pid_file(self) -> Path:
-        return self.root / "server.pid"
-
-    @property
-    def state_file(self) -> Path:
-        return self.root / "server.json"
-
-    @property
-    def log(self) -> Path:
-        return self.root / "server.log"
-
-    @property
-    def lock(self) -> Path:
-        return self.root / "start.lock"
+        return self.supervisor.pid_file
 
 
 @dataclass
@@ -90,30 +70,25 @@ class Status:
 
 
 def home_of(settings: LocalLLMSettings) -> Home:
-    return Home(settings.resolved_server_home)
+    root = settings.resolved_server_home
+    log = root / "server.log"
+    files = Supervisor(
+        pid_file=root / "server.pid",
+        logs=(log,),
+        lock_file=root / "start.lock",
+        state_file=root / "server.json",
+    )
+    return Home(root, log, files)
 
 
 def log_tail(home: Home, lines: int = 30) -> str:
-    if home.log.exists():
-        return "\n".join(home.log.read_text(errors="replace").splitlines()[-lines:])
-    return ""
-
-
-def _read_pid(home: Home) -> int | None:
-    return read_pid(home.pid_file)
-
-
-def _read_state(home: Home) -> ServerState | None:
-    try:
-        return ServerState.model_validate_json(home.state_file.read_text())
-    except (FileNotFoundError, ValueError):
-        return None
+    return home.supervisor.log_tail(lines)
 
 
 def answers(settings: LocalLLMSettings, timeout: float = 2.0) -> bool:
     """The server has loaded its model and answers (`GET /health`, no key needed)."""
     try:
-        r = httpx.get(f"http://127.0.0.1:{settings.port}/health", timeout=timeout)
+        r = httpx.get(f"http://{HOST}:{settings.port}/health", timeout=timeout)
     except httpx.HTTPError:
         return False
     return r.status_code == 200
@@ -121,13 +96,9 @@ def answers(settings: LocalLLMSettings, timeout: float = 2.0) -> bool:
 
 def status(settings: LocalLLMSettings) -> Status:
     home = home_of(settings)
-    pid = _read_pid(home)
-    info = _read_state(home)
-    if pid is None:
-        return Status(State.STOPPED, None, home, None, settings.base_url)
-    if not _alive(pid):
-        return Status(State.CRASHED, pid, home, info, settings.base_url)
-    state = State.RUNNING if answers(settings) else State.STARTING
+    sup = home.supervisor
+    state, pid = sup.state(lambda: answers(settings))
+    info = sup.read_state(ServerState) if pid is not None else None
     return Status(state, pid, home, info, settings.base_url)
 
 
@@ -173,10 +144,7 @@ def _why_it_died(home: Home, settings: LocalLLMSettings, path: Path) -> tuple[st
     """(problem, fix) read from llama.cpp's log of a server that exited while starting."""
     text = log_tail(home, 60)
     if "couldn't bind" in text:
-        return (
-            f"port {settings.port} on 127.0.0.1 is taken by another process",
-            "stop that process, or choose a free port (--port, KG_LLM_PORT)",
-        )
+        return f"port {settings.port} on {HOST} is taken by another process", PORT_FIX
     if "failed to load model" in text or "gguf_init" in text:
         return (
             f"llama.cpp could not load {path}: the GGUF file is damaged, cut short or of an "
@@ -217,15 +185,14 @@ def start(
     """
     ref = resolve_model(model or settings.model)
     home = home_of(settings)
-    home.root.mkdir(parents=True, exist_ok=True)
-    with open(home.lock, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with home.supervisor.start_lock():
         return _start_locked(settings, ref, home, exact)
 
 
 def _start_locked(
     settings: LocalLLMSettings, ref: ModelRef, home: Home, exact: bool
 ) -> tuple[Status, float]:
+    sup = home.supervisor
     current = status(settings)
     if current.state in (State.RUNNING, State.STARTING):
         if differences := _differences(current.info, ref, settings, exact):
@@ -239,12 +206,8 @@ def _start_locked(
             return current, 0.0
         return wait_ready(settings, current.pid or 0, time.monotonic())
     if current.state is State.CRASHED:
-        _clear(home)
-    if port_open(settings.port):
-        raise LocalModelError(
-            f"port {settings.port} on 127.0.0.1 is taken by another process",
-            "stop that process, or choose a free port (--port, KG_LLM_PORT)",
-        )
+        sup.clear()
+    refuse_taken((settings.port,), PORT_FIX, LocalModelError)
     if missing := missing_modules():
         raise LocalModelError(
             f"the local model server needs xllamacpp ({', '.join(missing)} not importable)",
@@ -255,20 +218,10 @@ def _start_locked(
     if home.log.exists():
         home.log.replace(home.log.with_name("server.log.1"))
     # no other secret reaches the model server (child_env strips API keys, tokens, passwords)
-    env = child_env(**{KEY_ENV: api_key(settings), "OMP_WAIT_POLICY": "passive"})
-    with open(home.log, "ab") as out:
-        proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
-            server_command(path, ref.name, settings),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            cwd=home.root,
-            env=env,
-        )
+    env = child_env(**{KEY_ENV: api_key(settings), **THREAD_ENV})
+    proc = sup.launch(server_command(path, ref.name, settings), home.log, cwd=home.root, env=env)
     launched = time.monotonic()
-    home.pid_file.write_text(str(proc.pid))
-    home.state_file.write_text(
+    sup.write_state(
         ServerState(
             pid=proc.pid,
             model=ref.name,
@@ -278,62 +231,43 @@ def _start_locked(
             threads=settings.threads,
             parallel=settings.parallel,
             started_at=time.time(),
-        ).model_dump_json()
+        )
     )
-    try:
+    with sup.stopped_on_failure(proc):  # nothing is left running after a failed start
         return wait_ready(settings, proc.pid, launched, proc, path)
-    except LocalModelError:
-        stop(settings)  # nothing is left running after a failed start
-        raise
 
 
 def wait_ready(
     settings: LocalLLMSettings,
     pid: int,
     t0: float,
-    proc: subprocess.Popen | None = None,
+    proc: subprocess.Popen[bytes] | None = None,
     path: Path | None = None,
 ) -> tuple[Status, float]:
     """Poll until the server answers; `t0` is when the process was launched."""
     home = home_of(settings)
-    deadline = t0 + settings.start_timeout_s
-    while time.monotonic() < deadline:
-        if (proc is not None and proc.poll() is not None) or not _alive(pid):
+    sup = home.supervisor
+    try:
+        secs = sup.wait_ready(
+            pid,
+            t0,
+            lambda: answers(settings, timeout=1.0),
+            StartLimit(stall_s=settings.start_timeout_s),
+            proc,
+        )
+    except NotReady as exc:
+        if exc.died:
             problem, fix = _why_it_died(home, settings, path or Path("?"))
-            raise LocalModelError(problem, fix, log_tail=log_tail(home))
-        if answers(settings, timeout=1.0):
-            return status(settings), time.monotonic() - t0
-        time.sleep(0.25)
-    raise LocalModelError(
-        f"the local model server did not answer within {settings.start_timeout_s:.0f} s",
-        f"raise KG_LLM_START_TIMEOUT_S on a slow machine, or read the log ({home.log})",
-        log_tail=log_tail(home),
-    )
-
-
-def _clear(home: Home) -> None:
-    home.pid_file.unlink(missing_ok=True)
-    home.state_file.unlink(missing_ok=True)
+        else:
+            problem = f"the local model server {exc.why}"
+            fix = f"raise KG_LLM_START_TIMEOUT_S on a slow machine, or read the log ({home.log})"
+        raise LocalModelError(problem, fix, log_tail=sup.log_tail()) from None
+    return status(settings), secs
 
 
 def stop(settings: LocalLLMSettings, timeout: float = 20.0) -> bool:
     """Stop cleanly (SIGTERM, SIGKILL after `timeout`). False if nothing was running."""
-    home = home_of(settings)
-    pid = _read_pid(home)
-    if pid is None:
-        return False
-    was_alive = _alive(pid)
-    if was_alive:
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
-            while _alive(pid):
-                time.sleep(0.05)
-    _clear(home)
-    return was_alive
+    return home_of(settings).supervisor.stop(timeout).was_alive
 
 
 def describe(st: Status) -> dict[str, object]:

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from construction.pipeline.context import BuildContext, StageReport, log
 from construction.pipeline.noun_phrases import ctfidf_phrases
+from construction.pipeline.stage import Stage
 from kg.ids import concept_uid, content_uid, fingerprint
 
 STAGE = "clusters"
@@ -137,7 +138,6 @@ def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
         facts = ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)
-        rep.items = 1
         params = (
             cfg.use_umap,
             cfg.reducer,
@@ -153,8 +153,7 @@ def run(ctx: BuildContext) -> StageReport:
             cfg.key_evidence,
         )
         input_hash = content_uid(fingerprint([f["uid"] for f in facts]), *params)
-        if ctx.done_items(STAGE).get("domain") == input_hash:
-            rep.resumed = 1
+        if ctx.resumed_domain(STAGE, rep, input_hash):
             return rep
         if len(facts) < 3:
             rep.note(f"only {len(facts)} embedded facts: nothing to cluster")
@@ -418,3 +417,15 @@ def membership_rows(
                 }
             )
     return rows
+
+
+class Clusters(Stage):
+    """No model step: the offline implementation serves both routes."""
+
+    name = STAGE
+    inputs = ("embeddings",)
+    reset = ("pipeline/delete_concepts",)
+    domain_level = True
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        return run(ctx)

@@ -10,7 +10,7 @@ import pytest
 
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.question_text import question_problem
-from construction.pipeline.runner import build_domain
+from construction.pipeline.runner import BuildPlan, build_domain
 
 pytestmark = pytest.mark.integration
 
@@ -20,9 +20,11 @@ def physics(store, shared_data):
     raw = shared_data / "perspectivebench" / "raw"
     result = build_domain(
         store,
-        BuildConfig(domain="physics"),
-        chunk_paths=[raw / "physics_chunks.json"],
-        palette_path=raw / "pyhsic_init_palette.json",
+        BuildPlan(
+            config=BuildConfig(domain="physics"),
+            chunk_paths=[raw / "physics_chunks.json"],
+            palette_path=raw / "pyhsic_init_palette.json",
+        ),
     )
     return result
 
@@ -53,7 +55,7 @@ def test_build_finishes_with_every_kind_of_node(physics):
         "questions",
         "evidence",
     ]
-    assert stages["embeddings"]["counts"]["facts_embedded"] == s["facts"] + s["merged_duplicates"]
+    assert stages["embeddings"].counts["facts_embedded"] == s["facts"] + s["merged_duplicates"]
 
 
 def test_every_question_has_targets_and_distractors_on_one_concept_sequence(store, physics):
@@ -166,15 +168,16 @@ def test_rerun_resumes_without_redoing_anything(store, physics, shared_data):
     before = store.node_counts()
     raw = shared_data / "perspectivebench" / "raw"
     again = build_domain(
-        store, BuildConfig(domain="physics"), chunk_paths=[raw / "physics_chunks.json"]
+        store,
+        BuildPlan(config=BuildConfig(domain="physics"), chunk_paths=[raw / "physics_chunks.json"]),
     )
-    stages = {s["stage"]: s for s in again.stages}
+    stages = {s.stage: s for s in again.stages}
     for name in ("facts", "concepts", "relations", "questions", "evidence"):
-        assert stages[name]["resumed"] == stages[name]["items"] > 0, name
-        assert stages[name]["written"] == 0, name
+        assert stages[name].resumed == stages[name].items > 0, name
+        assert stages[name].written == 0, name
     for name in ("clusters", "pairs", "paths"):
-        assert stages[name]["resumed"] == 1, name
-    assert stages["embeddings"]["items"] == 0
+        assert stages[name].resumed == 1, name
+    assert stages["embeddings"].items == 0
     assert store.node_counts() == {**before, "Run": before["Run"] + 1}
 
 

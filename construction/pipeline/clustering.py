@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
+from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, StageReport, log
 from construction.pipeline.noun_phrases import ctfidf_phrases
 from construction.pipeline.stage import Stage
@@ -29,7 +30,7 @@ class Clustering(BaseModel):
     reduced: bool
 
 
-def cluster_vectors(vecs: np.ndarray, cfg, n_facts: int) -> Clustering:
+def cluster_vectors(vecs: np.ndarray, cfg: BuildConfig, n_facts: int) -> Clustering:
     import hdbscan
 
     size = cfg.scaled_min_cluster_size(n_facts)
@@ -213,45 +214,27 @@ def run(ctx: BuildContext) -> StageReport:
         prov = ctx.provenance(
             STAGE, source=f"offline: {cfg.reducer_for(len(facts))} + HDBSCAN + noun-phrase c-TF-IDF"
         )
-        steps = [ctx.step_row(STAGE, "domain", input_hash)]
-
-        def work(tx) -> None:
-            # Re-clustering replaces this generation's concepts and everything built on them;
-            # earlier generations (`--extend`) stay.
-            ctx.store.tx_query(
-                tx, "pipeline/delete_concepts", domain=ctx.domain, generation=ctx.generation
-            )
-            ctx.store.tx_query(
-                tx,
-                "pipeline/state_clear",
-                stages=[STAGE, *DOWNSTREAM],
-                domain=ctx.domain,
-                generation=ctx.generation,
-            )
-            ctx.store.tx_query(
-                tx,
-                "pipeline/write_concepts",
-                rows=rows,
-                provenance=prov,
-                domain=ctx.domain,
-                generation=ctx.generation,
-            )
-            ctx.store.tx_query(
-                tx,
-                "pipeline/reuse_concepts",
-                uids=[c["uid"] for c in reused.values()],
-                generation=ctx.generation,
-            )
-            ctx.store.tx_query(
-                tx,
-                "pipeline/write_memberships",
-                rows=members,
-                provenance=prov,
-                generation=ctx.generation,
-            )
-            ctx.store.tx_query(tx, "pipeline/state_mark_done", rows=steps)
-
-        ctx.store.transaction(work)
+        here = {"domain": ctx.domain, "generation": ctx.generation}
+        # Re-clustering replaces this generation's concepts and everything built on them;
+        # earlier generations (`--extend`) stay. One transaction with the done-marker.
+        ctx.write_items(
+            STAGE,
+            [
+                ("pipeline/delete_concepts", here),
+                ("pipeline/state_clear", {**here, "stages": [STAGE, *DOWNSTREAM]}),
+                ("pipeline/write_concepts", {**here, "rows": rows, "provenance": prov}),
+                (
+                    "pipeline/reuse_concepts",
+                    {"uids": [c["uid"] for c in reused.values()], "generation": ctx.generation},
+                ),
+                (
+                    "pipeline/write_memberships",
+                    {"rows": members, "provenance": prov, "generation": ctx.generation},
+                ),
+            ],
+            ["domain"],
+            input_hash,
+        )
         rep.written = len(rows) + len(members)
         return rep
 

@@ -8,7 +8,7 @@ node (and, in stage 8, a question)."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.stage import Stage
@@ -92,7 +92,7 @@ def run(ctx: BuildContext, offline: bool = True) -> StageReport:
         rep.counts["paths"] = len(rows)
         rep.counts["sequences"] = len(groups)
 
-        def write_paths(tx) -> None:
+        def write_paths(tx: Any) -> None:
             ctx.store.tx_query(
                 tx, "pipeline/delete_paths", domain=ctx.domain, generation=ctx.generation
             )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.progress import (
@@ -27,6 +27,7 @@ from kg.cli.console import console, err_console, fail, open_store
 from kg.runs import RunStatus
 
 if TYPE_CHECKING:
+    from construction.pipeline.config import BuildConfig
     from construction.pipeline.runner import BuildResult
 
 SUMMARY_ROWS = [
@@ -86,11 +87,36 @@ def _stage_table(result: BuildResult) -> Table:
     return table
 
 
+# `kg build` options that set a BuildConfig field of another name; the others share theirs.
+_FIELD_OF = {
+    "umap": "use_umap",
+    "top_k": "top_k_pairs",
+    "one_hop_min": "one_hop_min_relations",
+    "multi_hop_min": "multi_hop_min_combinations",
+    "multi_hop_max": "multi_hop_max_combinations",
+    "evidence": "evidence_per_question",
+}
+
+
+def build_config(domain: str, options: dict[str, Any]) -> BuildConfig:
+    """The build settings from `kg build`'s options (by name); 0 means none for `--top-k` and
+    `--max-questions`."""
+    from construction.pipeline.config import BuildConfig
+
+    fields = BuildConfig.model_fields
+    values = {_FIELD_OF.get(k, k): v for k, v in options.items()}
+    values = {k: v for k, v in values.items() if k in fields and k != "domain"}
+    for k in ("top_k_pairs", "max_questions"):
+        values[k] = values[k] or None
+    return BuildConfig(domain=domain, **values)
+
+
 def register(app: typer.Typer) -> None:
     """Attach this area's commands to the main app."""
 
     @app.command("build")
     def build(
+        cli: typer.Context,
         target: str = typer.Argument(
             ...,
             help="DOMAIN for a whole build, or a STAGE name "
@@ -184,7 +210,6 @@ def register(app: typer.Typer) -> None:
         """Build a perspective benchmark for DOMAIN from text, into the graph (resumable)."""
         from pydantic import ValidationError
 
-        from construction.pipeline.config import BuildConfig
         from construction.pipeline.runner import BuildPlan, build_domain
 
         if target in STAGE_NAMES:
@@ -209,27 +234,7 @@ def register(app: typer.Typer) -> None:
             format="%(levelname)s %(name)s: %(message)s",
         )
         try:
-            cfg = BuildConfig(
-                domain=domain,
-                chunk_size=chunk_size,
-                chunk_overlap=chunk_overlap,
-                embedding_model=embedding_model,
-                duplicate_cosine=duplicate_cosine,
-                use_umap=umap,
-                reducer=reducer,
-                min_cluster_size=min_cluster_size,
-                min_pair_score=min_pair_score,
-                top_k_pairs=top_k or None,
-                allow_new_relations=allow_new_relations,
-                concurrency=concurrency,
-                cluster_selection=cluster_selection,
-                max_hops=max_hops,
-                one_hop_min_relations=one_hop_min,
-                multi_hop_min_combinations=multi_hop_min,
-                multi_hop_max_combinations=multi_hop_max,
-                evidence_per_question=evidence,
-                max_questions=max_questions or None,
-            )
+            cfg = build_config(domain, cli.params)
         except ValidationError as exc:
             err = exc.errors()[0]
             fail(f"build setting {'.'.join(map(str, err['loc']))}: {err['msg']}")

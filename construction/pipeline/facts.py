@@ -94,39 +94,37 @@ class Facts(Stage):
     def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
         with ctx.stage(STAGE) as rep:
             chunks = ctx.store.query("pipeline/chunks_of_domain", domain=ctx.domain)
-            self._ask(ctx, rep, model, ctx.pending(STAGE, rep, chunks))
+            todo = ctx.pending(STAGE, rep, chunks)
+            prov = self.model_provenance(ctx, model)
+
+            async def one(c: dict) -> None:
+                reply = await model.ask(
+                    "facts",
+                    FactsReply,
+                    chunk=c["text"],
+                    min_facts=ctx.config.min_facts,
+                    max_facts=ctx.config.max_facts,
+                )
+                # The model is asked for facts only; what still states none is dropped and
+                # counted.
+                kept = []
+                for sent, ents in validate_reply(reply, ctx.config.max_facts):
+                    kind = non_fact_kind(sent)
+                    if kind is None:
+                        kept.append((sent, ents))
+                    else:
+                        key = f"non_fact_{kind}"
+                        rep.counts[key] = rep.counts.get(key, 0) + 1
+                        rep.skipped += 1
+                rows = [fact_row(ctx, c["uid"], s, e, prov) for s, e in kept]
+                _flush(ctx, rep, rows, [c["uid"]])
+
+            self.each_item(ctx, rep, model, todo, one)
+            non_facts = non_fact_total(rep.counts)
+            if non_facts:
+                rep.counts["non_facts"] = non_facts
+                rep.note(f"{non_facts} model sentences state no fact and were dropped")
             return rep
-
-    def _ask(self, ctx: BuildContext, rep: StageReport, llm: BuildLLM, todo: list[dict]) -> None:
-        prov = self.model_provenance(ctx, llm)
-
-        async def one(c: dict) -> None:
-            reply = await llm.ask(
-                "facts",
-                FactsReply,
-                chunk=c["text"],
-                min_facts=ctx.config.min_facts,
-                max_facts=ctx.config.max_facts,
-            )
-            facts = validate_reply(reply, ctx.config.max_facts)
-            # The model is asked for facts only; what still states none is dropped and counted.
-            kept = []
-            for sent, ents in facts:
-                kind = non_fact_kind(sent)
-                if kind is None:
-                    kept.append((sent, ents))
-                else:
-                    key = f"non_fact_{kind}"
-                    rep.counts[key] = rep.counts.get(key, 0) + 1
-                    rep.skipped += 1
-            rows = [fact_row(ctx, c["uid"], s, e, prov) for s, e in kept]
-            _flush(ctx, rep, rows, [c["uid"]])
-
-        self.each_item(ctx, rep, llm, todo, one)
-        non_facts = non_fact_total(rep.counts)
-        if non_facts:
-            rep.counts["non_facts"] = non_facts
-            rep.note(f"{non_facts} model sentences state no fact and were dropped")
 
 
 def _offline(ctx: BuildContext, rep: StageReport, chunks: list[dict], todo: list[dict]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from importlib import import_module
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
@@ -102,7 +102,3 @@ def load_stage(name: str, table: dict[str, str] | None = None) -> Stage:
     if not isinstance(stage, Stage) or stage.name != name:
         raise TypeError(f"stage table entry {name!r} -> {module}:{cls} is not Stage {name!r}")
     return stage
-
-
-def load_stages(names: Iterable[str]) -> list[Stage]:
-    return [load_stage(n) for n in names]

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from construction.pipeline import STAGES
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.question_text import question_problem
 from construction.pipeline.runner import BuildPlan, build_domain
@@ -42,19 +43,8 @@ def test_build_finishes_with_every_kind_of_node(physics):
     # moves with the embeddings' last bits (see docs/offline-builder.md).
     assert s["paths"] > 0 and s["perspectives"] > 0 and s["questions"] > 0
     assert s["evidence"] >= s["questions"]
-    stages = {st["stage"]: st for st in physics.stages}
-    assert list(stages) == [
-        "chunks",
-        "facts",
-        "embeddings",
-        "clusters",
-        "concepts",
-        "pairs",
-        "relations",
-        "paths",
-        "questions",
-        "evidence",
-    ]
+    stages = {st.stage: st for st in physics.stages}
+    assert tuple(stages) == STAGES  # every stage of the table ran, in its order
     assert stages["embeddings"].counts["facts_embedded"] == s["facts"] + s["merged_duplicates"]
 
 
@@ -104,10 +94,10 @@ def test_physics_draft_passes_validation(store, physics):
     assert report.status != "fail", [c for c in report.checks if c.status == "fail"]
     assert report.groundedness is not None and report.groundedness >= 0.95
     assert report.check("naming").status == "pass" and report.duplicate_questions == 0
-    facts = next(s for s in physics.stages if s["stage"] == "facts")["counts"]
+    facts = next(s for s in physics.stages if s.stage == "facts").counts
     # questions, exhortations, filler, captions... are dropped and counted before clustering
     assert facts["non_facts"] > 100 and facts["non_fact_question"] > 0
-    clusters = next(s for s in physics.stages if s["stage"] == "clusters")["counts"]
+    clusters = next(s for s in physics.stages if s.stage == "clusters").counts
     assert 0 <= clusters["outlier_share_pct"] <= 100
 
 

@@ -40,7 +40,7 @@ def child(domain: str, reducer: str, keep: bool) -> None:
     import bench_cypher
 
     from construction.pipeline.config import BuildConfig
-    from construction.pipeline.runner import build_domain
+    from construction.pipeline.runner import BuildPlan, build_domain
     from construction.quality.validate import validate_domain
     from kg.store import Store
 
@@ -52,9 +52,11 @@ def child(domain: str, reducer: str, keep: bool) -> None:
         start = time.perf_counter()
         result = build_domain(
             store,
-            BuildConfig(domain=name, reducer=reducer),
-            chunk_paths=[DATA / f"{domain}_chunks.json"],
-            palette_path=DATA / PALETTES[domain],
+            BuildPlan(
+                config=BuildConfig(domain=name, reducer=reducer),
+                chunk_paths=[DATA / f"{domain}_chunks.json"],
+                palette_path=DATA / PALETTES[domain],
+            ),
         )
         total = time.perf_counter() - start
         cpu_total = _cpu_seconds() - cpu_before
@@ -72,7 +74,7 @@ def child(domain: str, reducer: str, keep: bool) -> None:
                 "peak_gb": peak_gb,
                 "load": [load_before, load_after],
                 "summary": result.summary,
-                "stages": result.stages,
+                "stages": [s.model_dump(mode="json") for s in result.stages],
                 "validation": report.model_dump(),
             }
         )

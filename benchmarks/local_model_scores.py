@@ -187,7 +187,7 @@ def structured(store, args) -> None:
 def structured_build(store, args) -> None:
     from construction.pipeline.config import BuildConfig
     from construction.pipeline.llm_route import make_build_llm
-    from construction.pipeline.runner import build_domain
+    from construction.pipeline.runner import BuildPlan, build_domain
 
     chunks = json.loads((ROOT / "demo/build/chunks.json").read_text())[: args.build_chunks]
     path = Path(store.settings.resolved_server_home).parent / "chunks.json"
@@ -196,11 +196,13 @@ def structured_build(store, args) -> None:
     assert llm is not None
     result = build_domain(
         store,
-        BuildConfig(domain="local_scores_build"),
-        chunk_paths=[path],
-        palette_path=ROOT / "demo/build/palette.json",
+        BuildPlan(
+            config=BuildConfig(domain="local_scores_build"),
+            chunk_paths=[path],
+            palette_path=ROOT / "demo/build/palette.json",
+            only=["chunks", "facts"],
+        ),
         llm=llm,
-        only=["chunks", "facts"],
     )
     calls = llm.client.ledger.calls
     json_bad = sum(

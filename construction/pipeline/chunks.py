@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.stage import Stage
 from kg import json_checks
 from kg.errors import InputError
 from kg.ids import chunk_uid
@@ -179,3 +181,31 @@ def read_chunks(
         base = len(out)
         out.extend(c.model_copy(update={"ordinal": base + c.ordinal}) for c in part)
     return out
+
+
+class Chunks(Stage):
+    """Stage 1: the validated chunks of `--chunks`, all in one transaction. The runner reads
+    and checks them before the build's first write (`read_chunks`) and puts them on the
+    context."""
+
+    name = "chunks"
+    resume_key = "chunk"
+
+    def wanted(self, ctx: BuildContext) -> bool:
+        return bool(ctx.chunks)
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        with ctx.stage(self.name) as rep:
+            items = ctx.chunks
+            done = ctx.done_items(self.name)
+            rep.items, rep.resumed = len(items), sum(1 for c in items if c.uid in done)
+            prov = ctx.provenance(self.name, source=ctx.chunk_source)
+            # A chunk is new in the generation that first wrote it (`--extend`).
+            rows = [
+                {**c.model_dump(), "provenance": prov, "generation": ctx.generation} for c in items
+            ]
+            ctx.write_items(
+                self.name, [("pipeline/write_chunks", {"rows": rows})], [c.uid for c in items]
+            )
+            rep.written = len(rows) - rep.resumed
+            return rep

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import BaseModel
 
+from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, StageReport, log
 from construction.pipeline.noun_phrases import ctfidf_phrases
+from construction.pipeline.stage import Stage
 from kg.ids import concept_uid, content_uid, fingerprint
 
 if TYPE_CHECKING:
-    import neo4j
-
     from construction.pipeline.config import BuildConfig
 
 STAGE = "clusters"
@@ -144,7 +144,6 @@ def run(ctx: BuildContext) -> StageReport:
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
         facts = ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)
-        rep.items = 1
         params = (
             cfg.use_umap,
             cfg.reducer,
@@ -160,8 +159,7 @@ def run(ctx: BuildContext) -> StageReport:
             cfg.key_evidence,
         )
         input_hash = content_uid(fingerprint([f["uid"] for f in facts]), *params)
-        if ctx.done_items(STAGE).get("domain") == input_hash:
-            rep.resumed = 1
+        if ctx.resumed_domain(STAGE, rep, input_hash):
             return rep
         if len(facts) < 3:
             rep.note(f"only {len(facts)} embedded facts: nothing to cluster")
@@ -221,45 +219,27 @@ def run(ctx: BuildContext) -> StageReport:
         prov = ctx.provenance(
             STAGE, source=f"offline: {cfg.reducer_for(len(facts))} + HDBSCAN + noun-phrase c-TF-IDF"
         )
-        steps = [ctx.step_row(STAGE, "domain", input_hash)]
-
-        def work(tx: neo4j.ManagedTransaction) -> None:
-            # Re-clustering replaces this generation's concepts and everything built on them;
-            # earlier generations (`--extend`) stay.
-            ctx.store.tx_query(
-                tx, "pipeline/delete_concepts", domain=ctx.domain, generation=ctx.generation
-            )
-            ctx.store.tx_query(
-                tx,
-                "pipeline/state_clear",
-                stages=[STAGE, *DOWNSTREAM],
-                domain=ctx.domain,
-                generation=ctx.generation,
-            )
-            ctx.store.tx_query(
-                tx,
-                "pipeline/write_concepts",
-                rows=rows,
-                provenance=prov,
-                domain=ctx.domain,
-                generation=ctx.generation,
-            )
-            ctx.store.tx_query(
-                tx,
-                "pipeline/reuse_concepts",
-                uids=[c["uid"] for c in reused.values()],
-                generation=ctx.generation,
-            )
-            ctx.store.tx_query(
-                tx,
-                "pipeline/write_memberships",
-                rows=members,
-                provenance=prov,
-                generation=ctx.generation,
-            )
-            ctx.store.tx_query(tx, "pipeline/state_mark_done", rows=steps)
-
-        ctx.store.transaction(work)
+        here = {"domain": ctx.domain, "generation": ctx.generation}
+        # Re-clustering replaces this generation's concepts and everything built on them;
+        # earlier generations (`--extend`) stay. One transaction with the done-marker.
+        ctx.write_items(
+            STAGE,
+            [
+                ("pipeline/delete_concepts", here),
+                ("pipeline/state_clear", {**here, "stages": [STAGE, *DOWNSTREAM]}),
+                ("pipeline/write_concepts", {**here, "rows": rows, "provenance": prov}),
+                (
+                    "pipeline/reuse_concepts",
+                    {"uids": [c["uid"] for c in reused.values()], "generation": ctx.generation},
+                ),
+                (
+                    "pipeline/write_memberships",
+                    {"rows": members, "provenance": prov, "generation": ctx.generation},
+                ),
+            ],
+            ["domain"],
+            input_hash,
+        )
         rep.written = len(rows) + len(members)
         return rep
 
@@ -425,3 +405,15 @@ def membership_rows(
                 }
             )
     return rows
+
+
+class Clusters(Stage):
+    """No model step: the offline implementation serves both routes."""
+
+    name = STAGE
+    inputs = ("embeddings",)
+    reset = ("pipeline/delete_concepts",)
+    domain_level = True
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        return run(ctx)

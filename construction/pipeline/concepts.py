@@ -8,7 +8,8 @@ from pydantic import BaseModel, Field
 
 from construction.pipeline import noun_phrases as np_
 from construction.pipeline.context import BuildContext, StageReport
-from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.llm_route import BuildLLM, RejectedReply
+from construction.pipeline.stage import Stage
 from construction.pipeline.syntax import mostly_adjective
 
 STAGE = "concepts"
@@ -60,87 +61,92 @@ def row(uid: str, name: str, summary: str, topic_words: list[str], provenance: s
     }
 
 
-def run(ctx: BuildContext) -> StageReport:
-    with ctx.stage(STAGE) as rep:
-        # Offline names are checked against every fact of the concept, the model sees the key
-        # evidence only.
-        concepts = ctx.store.query(
-            "pipeline/concepts_with_evidence",
-            domain=ctx.domain,
-            generation=ctx.generation,
-            limit=ctx.config.key_evidence if ctx.llm else 100000,
+def _todo(ctx: BuildContext, rep: StageReport, evidence: int) -> tuple[list[dict], set[str]]:
+    """The concepts left to name (each with at most `evidence` facts) and the names taken."""
+    concepts = ctx.store.query(
+        "pipeline/concepts_with_evidence",
+        domain=ctx.domain,
+        generation=ctx.generation,
+        limit=evidence,
+    )
+    todo = ctx.pending(STAGE, rep, concepts)
+    pending = {c["uid"] for c in todo}
+    taken = {c["name"].lower() for c in concepts if c["uid"] not in pending and c["name"]}
+    if ctx.generation:  # `--extend`: an earlier generation's names are never given again
+        earlier = ctx.store.query(
+            "pipeline/earlier_concepts", domain=ctx.domain, generation=ctx.generation
         )
-        todo = ctx.pending(STAGE, rep, concepts)
-        pending = {c["uid"] for c in todo}
-        taken = {c["name"].lower() for c in concepts if c["uid"] not in pending and c["name"]}
-        if ctx.generation:  # `--extend`: an earlier generation's names are never given again
-            earlier = ctx.store.query(
-                "pipeline/earlier_concepts", domain=ctx.domain, generation=ctx.generation
+        taken |= {c["name"].lower() for c in earlier if c["name"]}
+    return todo, taken
+
+
+class Concepts(Stage):
+    name = STAGE
+    inputs = ("clusters",)
+    resume_key = "concept"
+    prompt = "summary"
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        with ctx.stage(STAGE) as rep:
+            # Offline names are checked against every fact of the concept.
+            todo, taken = _todo(ctx, rep, 100000)
+            prov = ctx.provenance(
+                STAGE, source="offline: most distinctive noun phrase (c-TF-IDF) + central fact"
             )
-            taken |= {c["name"].lower() for c in earlier if c["name"]}
-        if ctx.llm:
-            _run_llm(ctx, rep, todo, taken)
-            return rep
-        prov = ctx.provenance(
-            STAGE, source="offline: most distinctive noun phrase (c-TF-IDF) + central fact"
-        )
-        rows = []
-        bar = ctx.bar("concepts", len(todo))
-        for c in todo:
-            central = next(
-                (
-                    t
-                    for t, u in zip(c["facts"], c["fact_uids"], strict=True)
-                    if u == c["central_fact"]
-                ),
-                c["facts"][0] if c["facts"] else "",
-            )
-            name = offline_name(c["topic_words"], taken, c["facts"])
-            taken.add(name.lower())
-            rows.append(
-                row(
-                    c["uid"],
-                    name,
-                    offline_summary(central, c["topic_words"]),
-                    c["topic_words"],
-                    prov,
+            rows = []
+            bar = ctx.bar("concepts", len(todo))
+            for c in todo:
+                central = next(
+                    (
+                        t
+                        for t, u in zip(c["facts"], c["fact_uids"], strict=True)
+                        if u == c["central_fact"]
+                    ),
+                    c["facts"][0] if c["facts"] else "",
                 )
+                name = offline_name(c["topic_words"], taken, c["facts"])
+                taken.add(name.lower())
+                rows.append(
+                    row(
+                        c["uid"],
+                        name,
+                        offline_summary(central, c["topic_words"]),
+                        c["topic_words"],
+                        prov,
+                    )
+                )
+                bar.advance()
+            bar.close()
+            ctx.write_items(
+                STAGE,
+                [("pipeline/write_concept_summaries", {"rows": rows})],
+                [r["uid"] for r in rows],
             )
-            bar.advance()
-        bar.close()
-        ctx.write_items(
-            STAGE, [("pipeline/write_concept_summaries", {"rows": rows})], [r["uid"] for r in rows]
-        )
-        rep.written = len(rows)
-        return rep
+            rep.written = len(rows)
+            return rep
 
+    def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
+        with ctx.stage(STAGE) as rep:
+            # The model sees the key evidence only.
+            todo, taken = _todo(ctx, rep, ctx.config.key_evidence)
+            prov = self.model_provenance(ctx, model)
 
-def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict], taken: set[str]) -> None:
-    assert ctx.llm is not None
-    llm = ctx.llm
-    prov = ctx.provenance(STAGE, prompt_hash=llm.prompt_hash("summary"))
-    bar = ctx.bar("concepts", len(todo))
+            async def one(c: dict) -> None:
+                facts = "\n".join(f"- {t}" for t in c["facts"])
+                reply = await model.ask(
+                    "summary", SummaryReply, facts=facts, topic_words=", ".join(c["topic_words"])
+                )
+                name = " ".join(reply.name.split())
+                if len(name.split()) > 8:
+                    raise RejectedReply("invalid_reply", "name longer than 8 words")
+                if name.lower() in taken:
+                    name = offline_name([name.lower(), *c["topic_words"]], taken)
+                taken.add(name.lower())
+                r = row(c["uid"], name, " ".join(reply.summary.split()), c["topic_words"], prov)
+                ctx.write_items(
+                    STAGE, [("pipeline/write_concept_summaries", {"rows": [r]})], [c["uid"]]
+                )
+                rep.written += 1
 
-    async def one(c: dict) -> None:
-        facts = "\n".join(f"- {t}" for t in c["facts"])
-        try:
-            reply = await llm.ask(
-                "summary", SummaryReply, facts=facts, topic_words=", ".join(c["topic_words"])
-            )
-            name = " ".join(reply.name.split())
-            if len(name.split()) > 8:
-                raise RejectedReply("invalid_reply", "name longer than 8 words")
-            if name.lower() in taken:
-                name = offline_name([name.lower(), *c["topic_words"]], taken)
-        except RejectedReply as exc:
-            rep.reject(exc.reason)
-            bar.advance()
-            return
-        taken.add(name.lower())
-        r = row(c["uid"], name, " ".join(reply.summary.split()), c["topic_words"], prov)
-        ctx.write_items(STAGE, [("pipeline/write_concept_summaries", {"rows": [r]})], [c["uid"]])
-        rep.written += 1
-        bar.advance()
-
-    llm.map(todo, one, ctx.config.concurrency)
-    bar.close()
+            self.each_item(ctx, rep, model, todo, one)
+            return rep

@@ -72,7 +72,8 @@ class BuildConfig(BaseModel):
     max_questions: int | None = Field(333, ge=0)
     # 9. focused evidence
     evidence_per_question: int = 4
-    # LLM
+    # LLM: `kg build --concurrency`, the builder model client's limit of calls in flight (the
+    # client enforces it; recorded here with the other settings of the Run)
     concurrency: int = 4
 
     def group_rules(self, offline: bool) -> tuple[int, int, int]:

@@ -11,11 +11,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, Field, field_serializer
+
 from construction.pipeline.config import BuildConfig
 from kg.ids import build_step_uid
 from kg.palette import Palette
 
 if TYPE_CHECKING:
+    from construction.pipeline.chunks import Chunk
     from construction.pipeline.llm_route import BuildLLM
     from kg.store import Store
 
@@ -26,8 +29,10 @@ log = logging.getLogger("kg.build")
 SHARED_STAGES = ("chunks", "facts", "embeddings")
 
 
-@dataclass
-class StageReport:
+class StageReport(BaseModel):
+    """What one stage did in this run: on the build result, the Run record and `kg build`'s
+    stage table."""
+
     stage: str
     items: int = 0  # items this stage had to look at
     resumed: int = 0  # items already done by an earlier (killed or finished) run
@@ -40,8 +45,12 @@ class StageReport:
     cpu_seconds: float = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
-    notes: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+    @field_serializer("seconds", "cpu_seconds")
+    def _ms(self, value: float) -> float:
+        return round(value, 3)
 
     def note(self, text: str) -> None:
         log.info("%s: %s", self.stage, text)
@@ -74,6 +83,9 @@ class BuildContext:
     progress: ProgressFactory | None = None
     reports: dict[str, StageReport] = field(default_factory=dict)
     generation: int = 0  # the build generation this pass writes (`kg build --extend`)
+    # The validated chunks of `--chunks` (stage chunks writes them) and their files' names.
+    chunks: list[Chunk] = field(default_factory=list)
+    chunk_source: str = ""
 
     @property
     def domain(self) -> str:
@@ -142,6 +154,15 @@ class BuildContext:
         todo = [r for r in rows if item(r) not in done]
         rep.items, rep.resumed = len(rows), len(rows) - len(todo)
         return todo
+
+    def resumed_domain(self, stage: str, rep: StageReport, input_hash: str) -> bool:
+        """A domain-level stage (one item): True, counted as resumed, when its done-marker
+        holds this input hash (nothing it reads changed since)."""
+        rep.items = 1
+        if self.done_items(stage).get("domain") == input_hash:
+            rep.resumed = 1
+            return True
+        return False
 
     def step_row(self, stage: str, item: str, input_hash: str | None = None) -> dict[str, Any]:
         generation = self.generation_of(stage)

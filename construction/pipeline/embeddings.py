@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.stage import Stage
 
 STAGE = "embeddings"
 
@@ -97,3 +98,15 @@ def run(ctx: BuildContext) -> StageReport:
             )
         rep.counts["duplicates_merged"] = len(pairs)
         return rep
+
+
+class Embeddings(Stage):
+    """No model step: the offline implementation serves both routes."""
+
+    name = STAGE
+    inputs = ("facts",)
+    resume_key = "fact"  # a fact without a vector of the embedding model is embedded
+    reset = ("pipeline/clear_embeddings", "pipeline/delete_concepts")
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        return run(ctx)

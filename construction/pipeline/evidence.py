@@ -10,7 +10,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from construction.pipeline.context import BuildContext, StageReport
-from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.llm_route import BuildLLM, RejectedReply
+from construction.pipeline.stage import Stage
 
 STAGE = "evidence"
 
@@ -55,94 +56,96 @@ def quoted_facts(reply: EvidenceReply, candidates: list[dict], rep: StageReport)
     return out
 
 
-def run(ctx: BuildContext) -> StageReport:
-    with ctx.stage(STAGE) as rep:
-        questions = ctx.store.query(
-            "pipeline/evidence_inputs", domain=ctx.domain, generation=ctx.generation
-        )
-        todo = ctx.pending(STAGE, rep, questions)
-        if ctx.llm:
-            _run_llm(ctx, rep, todo)
-            return rep
+def _todo(ctx: BuildContext, rep: StageReport) -> list[dict]:
+    questions = ctx.store.query(
+        "pipeline/evidence_inputs", domain=ctx.domain, generation=ctx.generation
+    )
+    return ctx.pending(STAGE, rep, questions)
+
+
+class Evidence(Stage):
+    name = STAGE
+    inputs = ("questions", "embeddings")
+    resume_key = "question"
+    reset = ("pipeline/delete_evidence",)
+    prompt = "evidence"
+
+    def offline(self, ctx: BuildContext) -> StageReport:
         from kg.embeddings import get_embedder
 
-        embedder = get_embedder(ctx.config.embedding_model)
-        vec_of = {
-            r["uid"]: np.asarray(r["embedding"], dtype=np.float32)
-            for r in ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)
-        }
-        prov = ctx.provenance(
-            STAGE, source="offline: concept facts ranked by similarity to the target reasons"
-        )
-        # One encode call for every reason (cached by content): per-question calls are slow.
-        all_reasons = sorted({r for q in todo for rs in q["reasons"] for r in rs if r})
-        rvec_of = dict(zip(all_reasons, embedder.encode(all_reasons), strict=True))
-        rows: list[dict] = []
-        bar = ctx.bar("evidence", len(todo))
-        for q in todo:
-            bar.advance()
-            cands = [c for c in q["candidates"] if c["uid"] in vec_of]
-            reasons = [r for rs in q["reasons"] for r in rs if r]
-            if not cands or not reasons:
-                rep.skipped += 1
-                continue
-            rvec = np.stack([rvec_of[r] for r in reasons])
-            fvec = np.stack([vec_of[c["uid"]] for c in cands])
-            scores = (fvec @ rvec.T).max(axis=1)
-            picked = offline_pick(cands, scores, ctx.config.evidence_per_question)
-            rows.append(
-                {
-                    "question": q["uid"],
-                    "provenance": prov,
-                    "facts": [{"uid": cands[i]["uid"], "rank": r} for r, i in enumerate(picked)],
-                }
+        with ctx.stage(STAGE) as rep:
+            todo = _todo(ctx, rep)
+            embedder = get_embedder(ctx.config.embedding_model)
+            vec_of = {
+                r["uid"]: np.asarray(r["embedding"], dtype=np.float32)
+                for r in ctx.store.query("pipeline/fact_vectors", domain=ctx.domain)
+            }
+            prov = ctx.provenance(
+                STAGE, source="offline: concept facts ranked by similarity to the target reasons"
             )
-        bar.close()
-        for start in range(0, len(rows), 200):
-            part = rows[start : start + 200]
-            ctx.write_items(
-                STAGE, [("pipeline/write_evidence", {"rows": part})], [r["question"] for r in part]
-            )
-        rep.written = sum(len(r["facts"]) for r in rows)
-        return rep
+            # One encode call for every reason (cached by content): per-question calls are slow.
+            all_reasons = sorted({r for q in todo for rs in q["reasons"] for r in rs if r})
+            rvec_of = dict(zip(all_reasons, embedder.encode(all_reasons), strict=True))
+            rows: list[dict] = []
+            bar = ctx.bar("evidence", len(todo))
+            for q in todo:
+                bar.advance()
+                cands = [c for c in q["candidates"] if c["uid"] in vec_of]
+                reasons = [r for rs in q["reasons"] for r in rs if r]
+                if not cands or not reasons:
+                    rep.skipped += 1
+                    continue
+                rvec = np.stack([rvec_of[r] for r in reasons])
+                fvec = np.stack([vec_of[c["uid"]] for c in cands])
+                scores = (fvec @ rvec.T).max(axis=1)
+                picked = offline_pick(cands, scores, ctx.config.evidence_per_question)
+                facts = [cands[i]["uid"] for i in picked]
+                rows.append(evidence_row(q["uid"], facts, prov))
+            bar.close()
+            for start in range(0, len(rows), 200):
+                part = rows[start : start + 200]
+                ctx.write_items(
+                    STAGE,
+                    [("pipeline/write_evidence", {"rows": part})],
+                    [r["question"] for r in part],
+                )
+            rep.written = sum(len(r["facts"]) for r in rows)
+            return rep
+
+    def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
+        with ctx.stage(STAGE) as rep:
+            todo = _todo(ctx, rep)
+            prov = self.model_provenance(ctx, model)
+
+            async def one(q: dict) -> None:
+                paths = "\n".join(
+                    f"- {sig}\n  reasons: {' | '.join(r for r in rs if r)}"
+                    for sig, rs in zip(q["signatures"], q["reasons"], strict=True)
+                )
+                facts = "\n".join(f"- {c['text']}" for c in q["candidates"])
+                reply = await model.ask(
+                    "evidence",
+                    EvidenceReply,
+                    question=q["text"],
+                    paths=paths,
+                    facts=facts,
+                    limit=ctx.config.evidence_per_question,
+                )
+                uids = quoted_facts(reply, q["candidates"], rep)
+                if not uids:
+                    raise RejectedReply("no_valid_evidence")
+                row = evidence_row(q["uid"], uids, prov)
+                ctx.write_items(STAGE, [("pipeline/write_evidence", {"rows": [row]})], [q["uid"]])
+                rep.written += len(uids)
+
+            self.each_item(ctx, rep, model, todo, one)
+            return rep
 
 
-def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
-    assert ctx.llm is not None
-    llm = ctx.llm
-    prov = ctx.provenance(STAGE, prompt_hash=llm.prompt_hash("evidence"))
-    bar = ctx.bar("evidence", len(todo))
-
-    async def one(q: dict) -> None:
-        paths = "\n".join(
-            f"- {sig}\n  reasons: {' | '.join(r for r in rs if r)}"
-            for sig, rs in zip(q["signatures"], q["reasons"], strict=True)
-        )
-        facts = "\n".join(f"- {c['text']}" for c in q["candidates"])
-        try:
-            reply = await llm.ask(
-                "evidence",
-                EvidenceReply,
-                question=q["text"],
-                paths=paths,
-                facts=facts,
-                limit=ctx.config.evidence_per_question,
-            )
-            uids = quoted_facts(reply, q["candidates"], rep)
-            if not uids:
-                raise RejectedReply("no_valid_evidence")
-        except RejectedReply as exc:
-            rep.reject(exc.reason)
-            bar.advance()
-            return
-        row = {
-            "question": q["uid"],
-            "provenance": prov,
-            "facts": [{"uid": u, "rank": r} for r, u in enumerate(uids)],
-        }
-        ctx.write_items(STAGE, [("pipeline/write_evidence", {"rows": [row]})], [q["uid"]])
-        rep.written += len(uids)
-        bar.advance()
-
-    llm.map(todo, one, ctx.config.concurrency)
-    bar.close()
+def evidence_row(question: str, facts: list[str], provenance: str) -> dict:
+    """A question's focused evidence: its facts' uids, best first."""
+    return {
+        "question": question,
+        "provenance": provenance,
+        "facts": [{"uid": u, "rank": r} for r, u in enumerate(facts)],
+    }

@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 from construction.pipeline import text_units as tu
 from construction.pipeline.context import BuildContext, StageReport
 from construction.pipeline.fact_filter import non_fact_kind
-from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.llm_route import BuildLLM, RejectedReply
+from construction.pipeline.stage import Stage
 from kg.ids import entity_uid, fact_uid
 
 STAGE = "facts"
@@ -77,18 +78,56 @@ def non_fact_total(counts: dict[str, int]) -> int:
     return sum(v for k, v in counts.items() if k.startswith("non_fact_"))
 
 
-def run(ctx: BuildContext) -> StageReport:
-    with ctx.stage(STAGE) as rep:
-        chunks = ctx.store.query("pipeline/chunks_of_domain", domain=ctx.domain)
-        todo = ctx.pending(STAGE, rep, chunks)
-        if ctx.llm:
-            _run_llm(ctx, rep, todo)
-        else:
-            _run_offline(ctx, rep, chunks, todo)
-        return rep
+class Facts(Stage):
+    name = STAGE
+    inputs = ("chunks",)
+    resume_key = "chunk"
+    reset = ("pipeline/delete_facts", "pipeline/delete_concepts")
+    prompt = "facts"
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        with ctx.stage(STAGE) as rep:
+            chunks = ctx.store.query("pipeline/chunks_of_domain", domain=ctx.domain)
+            _offline(ctx, rep, chunks, ctx.pending(STAGE, rep, chunks))
+            return rep
+
+    def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
+        with ctx.stage(STAGE) as rep:
+            chunks = ctx.store.query("pipeline/chunks_of_domain", domain=ctx.domain)
+            todo = ctx.pending(STAGE, rep, chunks)
+            prov = self.model_provenance(ctx, model)
+
+            async def one(c: dict) -> None:
+                reply = await model.ask(
+                    "facts",
+                    FactsReply,
+                    chunk=c["text"],
+                    min_facts=ctx.config.min_facts,
+                    max_facts=ctx.config.max_facts,
+                )
+                # The model is asked for facts only; what still states none is dropped and
+                # counted.
+                kept = []
+                for sent, ents in validate_reply(reply, ctx.config.max_facts):
+                    kind = non_fact_kind(sent)
+                    if kind is None:
+                        kept.append((sent, ents))
+                    else:
+                        key = f"non_fact_{kind}"
+                        rep.counts[key] = rep.counts.get(key, 0) + 1
+                        rep.skipped += 1
+                rows = [fact_row(ctx, c["uid"], s, e, prov) for s, e in kept]
+                _flush(ctx, rep, rows, [c["uid"]])
+
+            self.each_item(ctx, rep, model, todo, one)
+            non_facts = non_fact_total(rep.counts)
+            if non_facts:
+                rep.counts["non_facts"] = non_facts
+                rep.note(f"{non_facts} model sentences state no fact and were dropped")
+            return rep
 
 
-def _run_offline(ctx: BuildContext, rep: StageReport, chunks: list[dict], todo: list[dict]) -> None:
+def _offline(ctx: BuildContext, rep: StageReport, chunks: list[dict], todo: list[dict]) -> None:
     cfg = ctx.config
     all_sents = [s for c in chunks for s in tu.sentences(c["text"])]
     df = tu.phrase_frequencies(all_sents)
@@ -151,46 +190,3 @@ def validate_reply(reply: FactsReply, max_facts: int) -> list[tuple[str, list[st
             raise RejectedReply("missing_field", "a fact without entities")
         out.append((sent, ents))
     return out
-
-
-def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
-    assert ctx.llm is not None
-    llm = ctx.llm
-    phash = llm.prompt_hash("facts")
-    prov = ctx.provenance(STAGE, prompt_hash=phash)
-    bar = ctx.bar("facts", len(todo))
-
-    async def one(c: dict) -> None:
-        try:
-            reply = await llm.ask(
-                "facts",
-                FactsReply,
-                chunk=c["text"],
-                min_facts=ctx.config.min_facts,
-                max_facts=ctx.config.max_facts,
-            )
-            facts = validate_reply(reply, ctx.config.max_facts)
-        except RejectedReply as exc:
-            rep.reject(exc.reason)
-            bar.advance()
-            return
-        # The model is asked for facts only; what still states none is dropped and counted.
-        kept = []
-        for sent, ents in facts:
-            kind = non_fact_kind(sent)
-            if kind is None:
-                kept.append((sent, ents))
-            else:
-                key = f"non_fact_{kind}"
-                rep.counts[key] = rep.counts.get(key, 0) + 1
-                rep.skipped += 1
-        facts = kept
-        _flush(ctx, rep, [fact_row(ctx, c["uid"], s, e, prov) for s, e in facts], [c["uid"]])
-        bar.advance()
-
-    llm.map(todo, one, ctx.config.concurrency)
-    bar.close()
-    non_facts = non_fact_total(rep.counts)
-    if non_facts:
-        rep.counts["non_facts"] = non_facts
-        rep.note(f"{non_facts} model sentences state no fact and were dropped")

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.stage import Stage
 from kg.ids import concept_uid, content_uid, fingerprint
 
 STAGE = "pairs"
@@ -104,7 +105,6 @@ def run(ctx: BuildContext) -> StageReport:
         facts = ctx.store.query(
             "pipeline/pair_inputs", domain=ctx.domain, generation=ctx.generation
         )
-        rep.items = 1
         params = (
             cfg.min_pair_score,
             cfg.top_k_pairs,
@@ -115,8 +115,7 @@ def run(ctx: BuildContext) -> StageReport:
         input_hash = content_uid(
             fingerprint([f"{f['uid']}:{f['concept']}" for f in facts]), *params
         )
-        if ctx.done_items(STAGE).get("domain") == input_hash:
-            rep.resumed = 1
+        if ctx.resumed_domain(STAGE, rep, input_hash):
             return rep
         scores = (
             score_matrices(facts, cfg)
@@ -170,3 +169,15 @@ def run(ctx: BuildContext) -> StageReport:
         )
         rep.written = len(rows)
         return rep
+
+
+class Pairs(Stage):
+    """No model step: the offline implementation serves both routes."""
+
+    name = STAGE
+    inputs = ("concepts",)
+    reset = ("pipeline/delete_candidates", "pipeline/delete_relations", "pipeline/delete_paths")
+    domain_level = True
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        return run(ctx)

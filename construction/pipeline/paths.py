@@ -11,11 +11,14 @@ import time
 from typing import TYPE_CHECKING
 
 from construction.pipeline.context import BuildContext, StageReport
+from construction.pipeline.stage import Stage
 from kg.ids import concept_uid, content_uid, fingerprint, path_uid, perspective_uid
 from kg.queries.perspectives import candidates, select
 
 if TYPE_CHECKING:
     import neo4j
+
+    from construction.pipeline.llm_route import BuildLLM
 
 STAGE = "paths"
 PERSPECTIVE_RULE = "relation-at-hop/v1"
@@ -40,19 +43,19 @@ def theme_of(level: str, focus: list[str]) -> str:
     return " -> ".join(dict.fromkeys(one(f) for f in focus)) or "General"
 
 
-def run(ctx: BuildContext) -> StageReport:
+def run(ctx: BuildContext, offline: bool = True) -> StageReport:
+    """`offline`: the offline route's group rules (fewer relations per group: its edges
+    come only where a fact states them)."""
     with ctx.stage(STAGE) as rep:
         cfg = ctx.config
         edges = ctx.store.query(
             "pipeline/domain_edge_uids", domain=ctx.domain, generation=ctx.generation
         )
-        one_min, multi_min, multi_max = cfg.group_rules(offline=ctx.llm is None)
+        one_min, multi_min, multi_max = cfg.group_rules(offline=offline)
         params = (cfg.max_hops, one_min, multi_min, multi_max)
         # The perspective rule is part of the key: a build made under an older rule regroups.
         input_hash = content_uid(fingerprint([e["uid"] for e in edges]), *params, PERSPECTIVE_RULE)
-        rep.items = 1
-        if ctx.done_items(STAGE).get("domain") == input_hash:
-            rep.resumed = 1
+        if ctx.resumed_domain(STAGE, rep, input_hash):
             return rep
         start = time.perf_counter()
         groups = ctx.store.query(
@@ -146,3 +149,18 @@ def run(ctx: BuildContext) -> StageReport:
             f"{len(views)} selected (enumeration {rep.counts['enumeration_ms']} ms)"
         )
         return rep
+
+
+class Paths(Stage):
+    """The same enumeration on both routes, under each route's group rules."""
+
+    name = STAGE
+    inputs = ("relations",)
+    reset = ("pipeline/delete_paths",)
+    domain_level = True
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        return run(ctx, offline=True)
+
+    def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
+        return run(ctx, offline=False)

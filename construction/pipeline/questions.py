@@ -12,8 +12,9 @@ from pydantic import BaseModel, Field
 
 from construction.pipeline import question_budget
 from construction.pipeline.context import BuildContext, StageReport
-from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.llm_route import BuildLLM, RejectedReply
 from construction.pipeline.question_text import offline_question, question_problem
+from construction.pipeline.stage import Stage
 from kg.ids import question_uid
 
 STAGE = "questions"
@@ -93,125 +94,130 @@ def question_ids(
     return ids
 
 
-def run(ctx: BuildContext) -> StageReport:
-    with ctx.stage(STAGE) as rep:
-        views = ctx.store.query(
-            "pipeline/perspectives_for_questions", domain=ctx.domain, generation=ctx.generation
+def _askable(ctx: BuildContext, rep: StageReport) -> tuple[list[dict], dict[str, int]]:
+    """The perspectives to ask about in this run (within the question budget) and the
+    question id of each chosen one."""
+    views = ctx.store.query(
+        "pipeline/perspectives_for_questions", domain=ctx.domain, generation=ctx.generation
+    )
+    todo = ctx.pending(STAGE, rep, views)
+    usable = [v for v in todo if v["targets"] and v["distractors"]]
+    rep.skipped += len(todo) - len(usable)
+    # A later generation (`kg build --extend`) asks about its new chunks only: the earlier
+    # chunks' perspectives were asked by the generation that built them.
+    stale = [v for v in usable if not v["fresh"]]
+    if stale:
+        rep.note(f"{len(stale)} perspectives over earlier chunks only: not asked again")
+        rep.skipped += len(stale)
+        usable = [v for v in usable if v["fresh"]]
+    # The budget is chosen over every askable perspective of the generation, resumed ones
+    # included, so a rerun selects the same ones; those left out are counted, not asked.
+    askable = [v for v in views if v["targets"] and v["distractors"] and v["fresh"]]
+    chosen = {v["uid"] for v in question_budget.select(askable, ctx.config.max_questions)}
+    over = [v for v in usable if v["uid"] not in chosen]
+    if over:
+        # Not items of this build (a rerun with a larger budget asks them), so they are
+        # neither done nor failed.
+        rep.counts["over_question_budget"] = len(over)
+        rep.items -= len(over)
+        rep.note(
+            f"{len(askable) - len(chosen)} of {len(askable)} perspectives left without a "
+            f"question by the budget of {ctx.config.max_questions} (--max-questions; "
+            "per hop in the paper's proportions, round-robin over endpoint pairs)"
         )
-        todo = ctx.pending(STAGE, rep, views)
-        usable = [v for v in todo if v["targets"] and v["distractors"]]
-        rep.skipped += len(todo) - len(usable)
-        # A later generation (`kg build --extend`) asks about its new chunks only: the earlier
-        # chunks' perspectives were asked by the generation that built them.
-        stale = [v for v in usable if not v["fresh"]]
-        if stale:
-            rep.note(f"{len(stale)} perspectives over earlier chunks only: not asked again")
-            rep.skipped += len(stale)
-            usable = [v for v in usable if v["fresh"]]
-        # The budget is chosen over every askable perspective of the generation, resumed ones
-        # included, so a rerun selects the same ones; those left out are counted, not asked.
-        askable = [v for v in views if v["targets"] and v["distractors"] and v["fresh"]]
-        chosen = {v["uid"] for v in question_budget.select(askable, ctx.config.max_questions)}
-        over = [v for v in usable if v["uid"] not in chosen]
-        if over:
-            # Not items of this build (a rerun with a larger budget asks them), so they are
-            # neither done nor failed.
-            rep.counts["over_question_budget"] = len(over)
-            rep.items -= len(over)
-            rep.note(
-                f"{len(askable) - len(chosen)} of {len(askable)} perspectives left without a "
-                f"question by the budget of {ctx.config.max_questions} (--max-questions; "
-                "per hop in the paper's proportions, round-robin over endpoint pairs)"
-            )
-            usable = [v for v in usable if v["uid"] in chosen]
-        ids = question_ids(ctx, askable, chosen, views)
-        if ctx.llm:
-            _run_llm(ctx, rep, usable, ids)
+        usable = [v for v in usable if v["uid"] in chosen]
+    return usable, question_ids(ctx, askable, chosen, views)
+
+
+class Questions(Stage):
+    name = STAGE
+    inputs = ("paths", "concepts")
+    resume_key = "perspective"
+    reset = ("pipeline/delete_questions",)
+    prompt = "question"
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        with ctx.stage(STAGE) as rep:
+            usable, ids = _askable(ctx, rep)
+            prov = ctx.provenance(STAGE, source="offline: templates per relation category")
+            rows: list[dict[str, Any]] = []
+            items: list[str] = []
+            siblings: dict[tuple[str, ...], int] = {}
+            # No two questions of a domain share their text (resumed ones included).
+            used = {
+                r["text"] for r in ctx.store.query("pipeline/question_texts", domain=ctx.domain)
+            }
+            bar = ctx.bar("questions", len(usable))
+            for v in usable:
+                bar.advance()
+                seq = tuple(v["concept_keys"])
+                variant = siblings[seq] = siblings.get(seq, -1) + 1
+                text = offline_question(
+                    v["names"],
+                    v["categories"] or v["focus"],
+                    v["theme"],
+                    labels_of(v),
+                    variant,
+                    avoid=used,
+                )
+                if text is None:
+                    rep.counts["no_clean_template"] = rep.counts.get("no_clean_template", 0) + 1
+                    rep.skipped += 1
+                    items.append(v["uid"])  # done: nothing a rerun could do differently
+                    continue
+                used.add(text)
+                rows.append(question_row(ctx, v, ids[v["uid"]], text, v["theme"], prov))
+                items.append(v["uid"])
+            bar.close()
+            for start in range(0, len(items), 200):
+                part = set(items[start : start + 200])
+                ctx.write_items(
+                    STAGE,
+                    [
+                        (
+                            "pipeline/write_questions",
+                            {"rows": [r for r in rows if r["perspective"] in part]},
+                        )
+                    ],
+                    part,
+                )
+            rep.written = len(rows)
+            if rep.skipped:
+                rep.note(
+                    f"{rep.skipped} perspectives without a question (no target/distractor "
+                    f"split or no template free of relation words)"
+                )
             return rep
-        prov = ctx.provenance(STAGE, source="offline: templates per relation category")
-        rows: list[dict[str, Any]] = []
-        items: list[str] = []
-        siblings: dict[tuple[str, ...], int] = {}
-        # No two questions of a domain share their text (resumed ones included).
-        used = {r["text"] for r in ctx.store.query("pipeline/question_texts", domain=ctx.domain)}
-        bar = ctx.bar("questions", len(usable))
-        for v in usable:
-            bar.advance()
-            seq = tuple(v["concept_keys"])
-            variant = siblings[seq] = siblings.get(seq, -1) + 1
-            text = offline_question(
-                v["names"],
-                v["categories"] or v["focus"],
-                v["theme"],
-                labels_of(v),
-                variant,
-                avoid=used,
-            )
-            if text is None:
-                rep.counts["no_clean_template"] = rep.counts.get("no_clean_template", 0) + 1
-                rep.skipped += 1
-                items.append(v["uid"])  # done: nothing a rerun could do differently
-                continue
-            used.add(text)
-            rows.append(question_row(ctx, v, ids[v["uid"]], text, v["theme"], prov))
-            items.append(v["uid"])
-        bar.close()
-        for start in range(0, len(items), 200):
-            part = set(items[start : start + 200])
-            ctx.write_items(
-                STAGE,
-                [
-                    (
-                        "pipeline/write_questions",
-                        {"rows": [r for r in rows if r["perspective"] in part]},
-                    )
-                ],
-                part,
-            )
-        rep.written = len(rows)
-        if rep.skipped:
-            rep.note(
-                f"{rep.skipped} perspectives without a question (no target/distractor "
-                f"split or no template free of relation words)"
-            )
-        return rep
 
+    def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
+        with ctx.stage(STAGE) as rep:
+            usable, ids = _askable(ctx, rep)
+            prov = self.model_provenance(ctx, model)
 
-def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict], ids: dict) -> None:
-    assert ctx.llm is not None
-    llm = ctx.llm
-    prov = ctx.provenance(STAGE, prompt_hash=llm.prompt_hash("question"))
-    bar = ctx.bar("questions", len(todo))
+            async def one(v: dict) -> None:
+                concepts = "\n".join(
+                    f"- {k} = {n}: {s}"
+                    for k, n, s in zip(v["concept_keys"], v["names"], v["summaries"], strict=True)
+                )
+                labels = labels_of(v)
+                reply = await model.ask(
+                    "question",
+                    QuestionReply,
+                    concepts=concepts,
+                    theme=v["theme"],
+                    targets="\n".join(f"- {p['signature']}" for p in v["targets"]),
+                    distractors="\n".join(f"- {p['signature']}" for p in v["distractors"]),
+                    labels=", ".join(labels),
+                )
+                text = " ".join(reply.question.split())
+                # The model sees keys in signatures; the question must use names instead.
+                problem = question_problem(text, v["names"], labels)
+                if problem:
+                    raise RejectedReply(problem, text[:120])
+                theme = reply.theme.strip() or v["theme"]
+                row = question_row(ctx, v, ids[v["uid"]], text, theme, prov)
+                ctx.write_items(STAGE, [("pipeline/write_questions", {"rows": [row]})], [v["uid"]])
+                rep.written += 1
 
-    async def one(v: dict) -> None:
-        concepts = "\n".join(
-            f"- {k} = {n}: {s}"
-            for k, n, s in zip(v["concept_keys"], v["names"], v["summaries"], strict=True)
-        )
-        labels = labels_of(v)
-        try:
-            reply = await llm.ask(
-                "question",
-                QuestionReply,
-                concepts=concepts,
-                theme=v["theme"],
-                targets="\n".join(f"- {p['signature']}" for p in v["targets"]),
-                distractors="\n".join(f"- {p['signature']}" for p in v["distractors"]),
-                labels=", ".join(labels),
-            )
-            text = " ".join(reply.question.split())
-            # The model sees keys in signatures; the question must use names instead.
-            problem = question_problem(text, v["names"], labels)
-            if problem:
-                raise RejectedReply(problem, text[:120])
-        except RejectedReply as exc:
-            rep.reject(exc.reason)
-            bar.advance()
-            return
-        row = question_row(ctx, v, ids[v["uid"]], text, reply.theme.strip() or v["theme"], prov)
-        ctx.write_items(STAGE, [("pipeline/write_questions", {"rows": [row]})], [v["uid"]])
-        rep.written += 1
-        bar.advance()
-
-    llm.map(todo, one, ctx.config.concurrency)
-    bar.close()
+            self.each_item(ctx, rep, model, usable, one)
+            return rep

@@ -15,7 +15,7 @@ import re
 from pydantic import BaseModel, Field
 
 from construction.pipeline.context import BuildContext, StageReport
-from construction.pipeline.llm_route import RejectedReply
+from construction.pipeline.llm_route import BuildLLM, RejectedReply
 from construction.pipeline.noun_phrases import norm, terms_of_name
 from construction.pipeline.relation_evidence import (
     CONNECTIVE,
@@ -28,6 +28,7 @@ from construction.pipeline.relation_evidence import (
     match_labels,
     term_pattern,
 )
+from construction.pipeline.stage import Stage
 from construction.pipeline.syntax import MATCHER, parse_all
 from kg.errors import InputError
 from kg.ids import concept_uid, content_uid, fingerprint, relates_uid
@@ -112,22 +113,55 @@ def validate_relation(
     return src, label, dst, category, " ".join(item.reason.split())
 
 
-def run(ctx: BuildContext) -> StageReport:
-    with ctx.stage(STAGE) as rep:
-        if ctx.palette is None:
-            raise InputError(f"domain {ctx.domain!r} has no relation palette: pass --palette FILE")
-        if not ctx.llm:
-            _run_offline(ctx, rep)
+class Relations(Stage):
+    name = STAGE
+    inputs = ("pairs", "concepts")
+    # The LLM implementation marks each candidate pair; the offline one the whole domain.
+    resume_key = "pair"
+    reset = ("pipeline/delete_relations", "pipeline/delete_paths")
+    prompt = "relations"
+
+    def offline(self, ctx: BuildContext) -> StageReport:
+        with ctx.stage(STAGE) as rep:
+            _offline(ctx, rep, _palette(ctx))
             return rep
-        pairs = ctx.store.query(
-            "pipeline/candidate_pairs",
-            domain=ctx.domain,
-            generation=ctx.generation,
-            limit=ctx.config.key_evidence,
-        )
-        todo = ctx.pending(STAGE, rep, pairs, item=pair_item)
-        _run_llm(ctx, rep, todo)
-        return rep
+
+    def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
+        with ctx.stage(STAGE) as rep:
+            palette = _palette(ctx)
+            pairs = ctx.store.query(
+                "pipeline/candidate_pairs",
+                domain=ctx.domain,
+                generation=ctx.generation,
+                limit=ctx.config.key_evidence,
+            )
+            todo = ctx.pending(STAGE, rep, pairs, item=pair_item)
+            prov = self.model_provenance(ctx, model)
+
+            async def one(p: dict) -> None:
+                reply = await model.ask(
+                    "relations",
+                    RelationsReply,
+                    palette=palette.describe(),
+                    a_key=p["a_key"],
+                    b_key=p["b_key"],
+                    concept_a=_block(p["a_key"], p["a_name"], p["a_summary"], p["a_facts"]),
+                    concept_b=_block(p["b_key"], p["b_name"], p["b_summary"], p["b_facts"]),
+                    new_relations="allowed (give a description and a category)"
+                    if ctx.config.allow_new_relations
+                    else "not allowed",
+                )
+                _write_reply(ctx, rep, p, reply, palette, prov)
+
+            self.each_item(ctx, rep, model, todo, one)
+            _record_new_relations(ctx, rep, palette)
+            return rep
+
+
+def _palette(ctx: BuildContext) -> Palette:
+    if ctx.palette is None:
+        raise InputError(f"domain {ctx.domain!r} has no relation palette: pass --palette FILE")
+    return ctx.palette
 
 
 class Evidence(BaseModel):
@@ -285,14 +319,13 @@ def evidence_edges(
     return kept, counts
 
 
-def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
-    assert ctx.palette is not None
+def _offline(ctx: BuildContext, rep: StageReport, palette: Palette) -> None:
     cfg = ctx.config
     concepts = ctx.store.query(
         "pipeline/relation_concepts", domain=ctx.domain, generation=ctx.generation
     )
     facts = ctx.store.query("pipeline/relation_facts", domain=ctx.domain)
-    labels = [label_cues(r) for r in ctx.palette.relations()]
+    labels = [label_cues(r) for r in palette.relations()]
     input_hash = content_uid(
         fingerprint([f["uid"] for f in facts]),
         fingerprint([f"{c['key']}:{c['name']}:{'|'.join(c['terms'])}" for c in concepts]),
@@ -301,9 +334,7 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
         cfg.offline_max_relations,
         MATCHER,  # new matching rules or parser: the edges are drawn again, not resumed
     )
-    rep.items = 1
-    if ctx.done_items(STAGE).get("domain") == input_hash:
-        rep.resumed = 1
+    if ctx.resumed_domain(STAGE, rep, input_hash):
         return
     edges, counts = evidence_edges(
         facts,
@@ -353,62 +384,47 @@ def _run_offline(ctx: BuildContext, rep: StageReport) -> None:
     )
 
 
-def _run_llm(ctx: BuildContext, rep: StageReport, todo: list[dict]) -> None:
-    assert ctx.llm is not None and ctx.palette is not None
-    llm, palette = ctx.llm, ctx.palette
-    prov = ctx.provenance(STAGE, prompt_hash=llm.prompt_hash("relations"))
-    bar = ctx.bar("relations", len(todo))
+def _block(key: str, name: str, summary: str, facts: list[str]) -> str:
+    lines = "\n".join(f"  - {f}" for f in facts)
+    return f"{key} ({name}): {summary}\n  Key evidence:\n{lines}"
 
-    def block(key: str, name: str, summary: str, facts: list[str]) -> str:
-        lines = "\n".join(f"  - {f}" for f in facts)
-        return f"{key} ({name}): {summary}\n  Key evidence:\n{lines}"
 
-    async def one(p: dict) -> None:
+def _write_reply(
+    ctx: BuildContext,
+    rep: StageReport,
+    p: dict,
+    reply: RelationsReply,
+    palette: Palette,
+    prov: str,
+) -> None:
+    """The pair's valid relations (each invalid one rejected and counted), with its marker."""
+    rows, seen = [], set()
+    for item in reply.relations:
         try:
-            reply = await llm.ask(
-                "relations",
-                RelationsReply,
-                palette=palette.describe(),
-                a_key=p["a_key"],
-                b_key=p["b_key"],
-                concept_a=block(p["a_key"], p["a_name"], p["a_summary"], p["a_facts"]),
-                concept_b=block(p["b_key"], p["b_name"], p["b_summary"], p["b_facts"]),
-                new_relations="allowed (give a description and a category)"
-                if ctx.config.allow_new_relations
-                else "not allowed",
+            src, label, dst, cat, reason = validate_relation(
+                item,
+                p["a_key"],
+                p["b_key"],
+                palette,
+                ctx.config.allow_new_relations,
+                evidence=p["a_facts"] + p["b_facts"],
             )
         except RejectedReply as exc:
             rep.reject(exc.reason)
-            bar.advance()
-            return
-        rows, seen = [], set()
-        for item in reply.relations:
-            try:
-                src, label, dst, cat, reason = validate_relation(
-                    item,
-                    p["a_key"],
-                    p["b_key"],
-                    palette,
-                    ctx.config.allow_new_relations,
-                    evidence=p["a_facts"] + p["b_facts"],
-                )
-            except RejectedReply as exc:
-                rep.reject(exc.reason)
-                continue
-            if (src, label, dst) in seen:
-                continue
-            seen.add((src, label, dst))
-            rows.append(edge_row(ctx, src, label, dst, cat, reason, prov))
-        ctx.write_items(
-            STAGE,
-            [("pipeline/write_relations", {"rows": rows, "generation": ctx.generation})],
-            [pair_item(p)],
-        )
-        rep.written += len(rows)
-        bar.advance()
+            continue
+        if (src, label, dst) in seen:
+            continue
+        seen.add((src, label, dst))
+        rows.append(edge_row(ctx, src, label, dst, cat, reason, prov))
+    ctx.write_items(
+        STAGE,
+        [("pipeline/write_relations", {"rows": rows, "generation": ctx.generation})],
+        [pair_item(p)],
+    )
+    rep.written += len(rows)
 
-    llm.map(todo, one, ctx.config.concurrency)
-    bar.close()
+
+def _record_new_relations(ctx: BuildContext, rep: StageReport, palette: Palette) -> None:
     if palette.new_relations:
         body = {k: v.model_dump() for k, v in palette.new_relations.items()}
         ctx.store.query(

@@ -1,22 +1,22 @@
-"""The pipeline runner: validates inputs before writing, runs the stages in order (or one, or
-from one on), keeps per-item resume state in Neo4j, records the Run with provenance and returns
-the summary table's figures."""
+"""The pipeline runner: validates inputs before writing, walks the stage table in order (or one
+stage, or from one on) with each stage's implementation chosen once (offline or LLM), keeps
+per-item resume state in Neo4j, records the Run with provenance and returns the summary table's
+figures."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
-from construction.pipeline import STAGES
+from construction.pipeline import STAGE_TABLE
 from construction.pipeline import chunks as chunk_stage
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import BuildContext, ProgressFactory, StageReport, log
 from construction.pipeline.llm_route import BuildLLM
+from construction.pipeline.stage import Stage, StageRun, load_stage
 from kg import __version__, domains, leases
 from kg.errors import InputError, Interrupted
 from kg.ids import build_run_uid
@@ -25,29 +25,58 @@ from kg.processes import stop_signal_name
 from kg.runs import RunStatus, finish_run, start_run
 from kg.store import Store
 
-# What `--from-stage X` removes before rerunning X and everything after it.
-_RESET: dict[str, list[str]] = {
-    "facts": ["pipeline/delete_facts", "pipeline/delete_concepts"],
-    "embeddings": ["pipeline/clear_embeddings", "pipeline/delete_concepts"],
-    "clusters": ["pipeline/delete_concepts"],
-    "concepts": [],
-    "pairs": ["pipeline/delete_candidates", "pipeline/delete_relations", "pipeline/delete_paths"],
-    "relations": ["pipeline/delete_relations", "pipeline/delete_paths"],
-    "paths": ["pipeline/delete_paths"],
-    "questions": ["pipeline/delete_questions"],
-    "evidence": ["pipeline/delete_evidence"],
-}
-# Stages that ask the model once per item and mark each item done when its reply is written.
-_PER_ITEM_MODEL_STAGES = ("facts", "concepts", "relations", "questions", "evidence")
-PROMPTS = ("facts", "summary", "relations", "question", "evidence")
+
+class BuildPlan(BaseModel):
+    """What one `kg build` is asked to do: the settings, the inputs and how to treat what the
+    domain already holds."""
+
+    config: BuildConfig
+    chunk_paths: list[Path] = Field(default_factory=list)
+    palette_path: Path | None = None
+    # The stages to run (default all, each resuming its finished items).
+    only: list[str] | None = None
+    # Reset this stage and every later one, then run them.
+    from_stage: str | None = None
+    # A stage whose items failed stops the build (`partial`) unless this is set.
+    allow_partial: bool = False
+    replace: bool = False  # delete what the domain holds first (needs `yes`)
+    yes: bool = False
+    # Chunks the domain does not hold yet start a new build generation.
+    extend: bool = False
+
+    @property
+    def domain(self) -> str:
+        return self.config.domain
+
+
+class PlannedStage(BaseModel):
+    """One stage of this build with the implementation chosen for it."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    stage: Stage
+    run: StageRun
+
+
+class LeasedBuild(BaseModel):
+    """What the build found and read before its first write, under the domain's lease."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    run_uid: str
+    generation: int = 0  # the build generation this pass writes (`kg build --extend`)
+    chunks: list[chunk_stage.Chunk] = Field(default_factory=list)
+    palette: Palette | None = None
 
 
 class BuildResult(BaseModel):
     run: str
     domain: str
-    status: str  # done | incomplete (a stage had failed items; later stages did not run)
+    # done, or partial: a stage had failed items and later stages did not run (the Run's
+    # stored status, `kg.runs.RunStatus`).
+    status: RunStatus
     summary: dict[str, int]
-    stages: list[dict[str, Any]]
+    stages: list[StageReport]
     seconds: float
     failed_items: int = 0
     failed_reasons: dict[str, int] = {}
@@ -58,14 +87,26 @@ class BuildResult(BaseModel):
         return sorted(self.failed_reasons.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def failed_items(ctx: BuildContext, name: str) -> tuple[int, dict[str, int]]:
+class StageWalk(BaseModel):
+    """How the walk over the planned stages ended."""
+
+    failed_items: int = 0
+    failed_reasons: dict[str, int] = {}
+    stopped_after: str | None = None
+
+
+def stage_names() -> tuple[str, ...]:
+    return tuple(STAGE_TABLE)
+
+
+def failed_items(ctx: BuildContext, stage: Stage) -> tuple[int, dict[str, int]]:
     """Items of a stage left undone by failed or rejected model replies (a rerun retries them):
     the stage's items without a done marker, counted only when the stage rejected something
     (a rejected part of an item that was still written is not a failed item)."""
-    rep = ctx.reports.get(name)
-    if rep is None or not rep.rejected or name not in _PER_ITEM_MODEL_STAGES:
+    rep = ctx.reports.get(stage.name)
+    if rep is None or not rep.rejected or stage.prompt is None:
         return 0, {}
-    undone = max(0, rep.items - len(ctx.done_items(name)))
+    undone = max(0, rep.items - len(ctx.done_items(stage.name)))
     reasons = {
         k.removeprefix("rejected_"): v
         for k, v in sorted(rep.counts.items())
@@ -74,87 +115,75 @@ def failed_items(ctx: BuildContext, name: str) -> tuple[int, dict[str, int]]:
     return undone, (reasons if undone else {})
 
 
-def _stage_runner(name: str) -> Callable[[BuildContext], StageReport]:
-    from construction.pipeline import (
-        clustering,
-        concepts,
-        embeddings,
-        evidence,
-        facts,
-        pairs,
-        paths,
-        questions,
-        relations,
-    )
-
-    return {
-        "facts": facts.run,
-        "embeddings": embeddings.run,
-        "clusters": clustering.run,
-        "concepts": concepts.run,
-        "pairs": pairs.run,
-        "relations": relations.run,
-        "paths": paths.run,
-        "questions": questions.run,
-        "evidence": evidence.run,
-    }[name]
+def plan_stages(plan: BuildPlan, llm: BuildLLM | None) -> list[PlannedStage]:
+    """The stages this build runs, in table order, each with its implementation chosen once:
+    the LLM one when there is a builder model, else the offline one."""
+    names = stage_names()
+    chosen = list(plan.only or names)
+    if plan.from_stage:
+        chosen = [s for s in chosen if names.index(s) >= names.index(plan.from_stage)]
+    stages = [load_stage(n) for n in chosen]
+    return [PlannedStage(stage=s, run=s.implementation(llm)) for s in stages]
 
 
-def write_chunks(
-    ctx: BuildContext, chunk_paths: list[Path], items: list[chunk_stage.Chunk]
-) -> StageReport:
-    """Stage 1: the validated chunks, all in one transaction."""
-    with ctx.stage("chunks") as rep:
-        done = ctx.done_items("chunks")
-        rep.items, rep.resumed = len(items), sum(1 for c in items if c.uid in done)
-        prov = ctx.provenance("chunks", source=",".join(p.name for p in chunk_paths))
-        # A chunk is new in the generation that first wrote it (`--extend`).
-        rows = [{**c.model_dump(), "provenance": prov, "generation": ctx.generation} for c in items]
-        ctx.write_items(
-            "chunks", [("pipeline/write_chunks", {"rows": rows})], [c.uid for c in items]
-        )
-        rep.written = len(rows) - rep.resumed
-        return rep
+def walk(ctx: BuildContext, planned: list[PlannedStage], allow_partial: bool) -> StageWalk:
+    """Run the planned stages in order; a stage with failed items stops the walk before the
+    next one (which would build on partial input) unless `allow_partial`."""
+    out = StageWalk()
+    for p in planned:
+        if not p.stage.wanted(ctx):
+            continue
+        log.info("stage %s", p.stage.name)
+        # Domain-level stages are one item; per-item stages draw their own bars.
+        bar = ctx.bar(p.stage.name, 1) if p.stage.domain_level else None
+        p.run(ctx)
+        if bar is not None:
+            bar.advance()
+            bar.close()
+        n, why = failed_items(ctx, p.stage)
+        out.failed_items += n
+        for k, v in why.items():
+            out.failed_reasons[k] = out.failed_reasons.get(k, 0) + v
+        if n and not allow_partial:
+            out.stopped_after = p.stage.name
+            break
+    return out
 
 
 def build_domain(
     store: Store,
-    config: BuildConfig,
+    plan: BuildPlan,
     *,
-    chunk_paths: list[Path] | None = None,
-    palette_path: Path | None = None,
     llm: BuildLLM | None = None,
-    from_stage: str | None = None,
-    only: list[str] | None = None,
     progress: ProgressFactory | None = None,
-    allow_partial: bool = False,
-    replace: bool = False,
-    yes: bool = False,
-    extend: bool = False,
 ) -> BuildResult:
-    """Run the build for one domain. `only` = the stages to run (default all, each resuming
-    its finished items); `from_stage` resets that stage and every later one, then runs them.
+    """Run the build `plan` describes for one domain, with `llm` as the builder model (offline
+    without one).
 
-    A stage whose items failed ends the build `incomplete` before the next stage (which would
-    build on partial input) unless `allow_partial`; a rerun resumes the failed items.
+    A stage whose items failed ends the build `partial` before the next stage (which would
+    build on partial input) unless `plan.allow_partial`; a rerun resumes the failed items.
 
-    `extend` with chunks the domain does not hold yet starts a new build generation: its
+    `plan.extend` with chunks the domain does not hold yet starts a new build generation: its
     concepts, edges, paths and questions are written beside the earlier generations' (new keys,
     new question ids), which stay as they are with the runs that reference them."""
-    for name in [from_stage, *(only or [])]:
-        if name is not None and name not in STAGES:
-            raise InputError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
-    if from_stage and only:
+    config = plan.config
+    names = stage_names()
+    for name in [plan.from_stage, *(plan.only or [])]:
+        if name is not None and name not in names:
+            raise InputError(f"unknown stage {name!r}; stages: {', '.join(names)}")
+    if plan.from_stage and plan.only:
         # A reset invalidates every later stage, so they all have to run again.
         raise InputError(
             "--from-stage reruns every stage from the one named: do not combine "
             "it with a single stage"
         )
     # Validate every input before the first write: bad input leaves the graph as it was.
-    palette = load_palette(palette_path) if palette_path else None
+    palette = load_palette(plan.palette_path) if plan.palette_path else None
     chunk_items = (
-        chunk_stage.read_chunks(chunk_paths, config.domain, config.chunk_size, config.chunk_overlap)
-        if chunk_paths
+        chunk_stage.read_chunks(
+            plan.chunk_paths, config.domain, config.chunk_size, config.chunk_overlap
+        )
+        if plan.chunk_paths
         else []
     )
     store.ensure_schema()
@@ -167,18 +196,18 @@ def build_domain(
             store,
             config.domain,
             [c.uid for c in chunk_items],
-            replace=replace,
-            yes=yes,
-            extend=extend,
+            replace=plan.replace,
+            yes=plan.yes,
+            extend=plan.extend,
         )
-        generation = _generation(found, [c.uid for c in chunk_items], replace, extend)
-        if generation and from_stage in ("chunks", "facts", "embeddings"):
+        generation = _generation(found, [c.uid for c in chunk_items], plan.replace, plan.extend)
+        if generation and plan.from_stage in ("chunks", "facts", "embeddings"):
             raise InputError(
-                f"--from-stage {from_stage}: domain {config.domain!r} was extended (build "
+                f"--from-stage {plan.from_stage}: domain {config.domain!r} was extended (build "
                 f"generation {generation}); its earlier questions use these facts. Rerun from "
                 "clusters or later, or rebuild it with --replace --yes"
             )
-        if replace and found.exists:
+        if plan.replace and found.exists:
             gone = domains.delete(store, config.domain, keep_domain=True)
             log.warning(
                 "--replace: deleted %d node(s) of domain %s; %d run(s) marked",
@@ -192,21 +221,10 @@ def build_domain(
             )
         if chunk_items:
             domains.mark(store, [config.domain], built=True)
-        return _build_leased(
-            store,
-            config,
-            run_uid,
-            chunk_paths,
-            chunk_items,
-            palette,
-            palette_path,
-            llm,
-            from_stage,
-            only,
-            progress,
-            allow_partial,
-            generation,
+        leased = LeasedBuild(
+            run_uid=run_uid, generation=generation, chunks=chunk_items, palette=palette
         )
+        return _build_leased(store, plan, leased, llm, progress)
 
 
 def _generation(
@@ -223,90 +241,62 @@ def _generation(
 
 def _build_leased(
     store: Store,
-    config: BuildConfig,
-    run_uid: str,
-    chunk_paths: list[Path] | None,
-    chunk_items: list[chunk_stage.Chunk],
-    palette: Palette | None,
-    palette_path: Path | None,
+    plan: BuildPlan,
+    leased: LeasedBuild,
     llm: BuildLLM | None,
-    from_stage: str | None,
-    only: list[str] | None,
     progress: ProgressFactory | None,
-    allow_partial: bool,
-    generation: int = 0,
 ) -> BuildResult:
     started = time.perf_counter()
+    config = plan.config
     ctx = BuildContext(
         store=store,
         config=config,
-        palette=palette,
-        run_uid=run_uid,
+        palette=leased.palette,
+        run_uid=leased.run_uid,
         llm=llm,
         progress=progress,
-        generation=generation,
+        generation=leased.generation,
+        chunks=leased.chunks,
+        chunk_source=",".join(p.name for p in plan.chunk_paths),
     )
-    stages = list(only or STAGES)
-    if from_stage:
-        stages = [s for s in stages if STAGES.index(s) >= STAGES.index(from_stage)]
-    hashes = {p: BuildLLM.prompt_hash(p) for p in PROMPTS} if llm else {}
+    planned = plan_stages(plan, llm)
+    stages = [p.stage.name for p in planned]
     start_run(
         store,
-        run_uid,
+        leased.run_uid,
         "build",
         {
             "domain": config.domain,
             "models": [ctx.model_name],
             "roles": {"builder": ctx.model_name},
             "config": config.model_dump(mode="json"),
-            "prompt_hashes": hashes,
+            "prompt_hashes": {p: BuildLLM.prompt_hash(p) for p in _all_prompts()} if llm else {},
             "version": __version__,
             "stages": stages,
-            "generation": generation,  # which build pass of the domain (`--extend` adds one)
+            "generation": leased.generation,  # which build pass of the domain (`--extend`)
         },
     )
     status, error = RunStatus.failed, None
-    n_failed: int = 0
-    reasons: dict[str, int] = {}
-    stopped_after: str | None = None
+    walked = StageWalk()
     try:
-        if palette is not None:
+        if leased.palette is not None:
             store.query(
                 "pipeline/domain_set_palette",
                 domain=config.domain,
-                palette=json.dumps(palette.model_dump()["categories"], ensure_ascii=False),
-                source=str(palette_path),
+                palette=json.dumps(leased.palette.model_dump()["categories"], ensure_ascii=False),
+                source=str(plan.palette_path),
             )
         elif "relations" in stages:
             ctx.palette = stored_palette(store, config.domain)
-        if from_stage:
-            _reset_from(ctx, from_stage)
-        if chunk_paths and "chunks" in stages:
-            write_chunks(ctx, chunk_paths, chunk_items)
-        for name in stages:
-            if name == "chunks":
-                continue
-            log.info("stage %s", name)
-            # Domain-level stages are one item; per-item stages draw their own bars.
-            bar = ctx.bar(name, 1) if name in ("clusters", "pairs", "paths") else None
-            _stage_runner(name)(ctx)
-            if bar is not None:
-                bar.advance()
-                bar.close()
-            n, why = failed_items(ctx, name)
-            n_failed += n
-            for k, v in why.items():
-                reasons[k] = reasons.get(k, 0) + v
-            if n and not allow_partial:
-                stopped_after = name
-                break
-        # Stored as `partial` (closed with items left, resumable: the one run vocabulary); the
-        # build result and the CLI call it incomplete: later stages did not run.
-        status = RunStatus.partial if stopped_after else RunStatus.done
-        if stopped_after:
+        if plan.from_stage:
+            _reset_from(ctx, plan.from_stage)
+        walked = walk(ctx, planned, plan.allow_partial)
+        # `partial`: closed with items left, resumable (the one run vocabulary).
+        status = RunStatus.partial if walked.stopped_after else RunStatus.done
+        if walked.stopped_after:
             error = (
-                f"stage {stopped_after}: {n_failed} item(s) failed ("
-                + ", ".join(f"{k} {v}" for k, v in reasons.items())
+                f"stage {walked.stopped_after}: {walked.failed_items} item(s) failed ("
+                + ", ".join(f"{k} {v}" for k, v in walked.failed_reasons.items())
                 + "); later stages not run"
             )
     except KeyboardInterrupt:  # SIGINT, or SIGTERM (kg.processes.stop_signals_interrupt)
@@ -318,68 +308,60 @@ def _build_leased(
         raise
     finally:
         summary = domain_summary(store, config.domain)
-        tin = sum(r.tokens_in for r in ctx.reports.values())
-        tout = sum(r.tokens_out for r in ctx.reports.values())
+        reports = list(ctx.reports.values())
+        tin = sum(r.tokens_in for r in reports)
+        tout = sum(r.tokens_out for r in reports)
         finish_run(
             store,
-            run_uid,
+            leased.run_uid,
             status,
             {
                 "tokens_in": tin,
                 "tokens_out": tout,
                 "error": error,
-                "summary": {"totals": summary, "stages": _stage_dicts(ctx)},
-                "allow_partial": allow_partial,
-                "failed_items": n_failed,
-                "failed_reasons": reasons,
+                "summary": {
+                    "totals": summary,
+                    "stages": [r.model_dump(mode="json") for r in reports],
+                },
+                "allow_partial": plan.allow_partial,
+                "failed_items": walked.failed_items,
+                "failed_reasons": walked.failed_reasons,
             },
         )
     if status is RunStatus.interrupted:
         raise Interrupted(
-            f"build {run_uid} of domain {config.domain} {error}: finished items are kept; "
-            "rerun the same command to resume"
+            f"build {leased.run_uid} of domain {config.domain} {error}: finished items are "
+            "kept; rerun the same command to resume"
         )
     return BuildResult(
-        run=run_uid,
+        run=leased.run_uid,
         domain=config.domain,
-        status="incomplete" if stopped_after else status.value,
+        status=status,
         summary={**summary, "tokens_in": tin, "tokens_out": tout},
-        stages=_stage_dicts(ctx),
+        stages=reports,
         seconds=time.perf_counter() - started,
-        failed_items=n_failed,
-        failed_reasons=reasons,
-        stopped_after=stopped_after,
-        allow_partial=allow_partial,
+        failed_items=walked.failed_items,
+        failed_reasons=walked.failed_reasons,
+        stopped_after=walked.stopped_after,
+        allow_partial=plan.allow_partial,
     )
 
 
+def _all_prompts() -> list[str]:
+    """Every stage's prompt, in table order: their hashes are recorded on an LLM build's Run
+    (whichever stages it runs)."""
+    stages = [load_stage(n) for n in stage_names()]
+    return [s.prompt for s in stages if s.prompt]
+
+
 def _reset_from(ctx: BuildContext, stage: str) -> None:
-    later = [s for s in STAGES if STAGES.index(s) >= STAGES.index(stage)]
+    names = stage_names()
+    later = [s for s in names if names.index(s) >= names.index(stage)]
     for s in later:
-        for query in _RESET.get(s, []):
+        for query in load_stage(s).reset:
             ctx.store.query(query, domain=ctx.domain, generation=ctx.generation)
     ctx.clear_state([s for s in later if s != "chunks"])
     log.info("reset stages %s of domain %s", ", ".join(later), ctx.domain)
-
-
-def _stage_dicts(ctx: BuildContext) -> list[dict[str, Any]]:
-    return [
-        {
-            "stage": r.stage,
-            "items": r.items,
-            "resumed": r.resumed,
-            "written": r.written,
-            "rejected": r.rejected,
-            "skipped": r.skipped,
-            "seconds": round(r.seconds, 3),
-            "cpu_seconds": round(r.cpu_seconds, 3),
-            "tokens_in": r.tokens_in,
-            "tokens_out": r.tokens_out,
-            "counts": r.counts,
-            "notes": r.notes,
-        }
-        for r in ctx.reports.values()
-    ]
 
 
 def domain_summary(store: Store, domain: str) -> dict[str, int]:

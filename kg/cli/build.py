@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import Field
@@ -26,9 +26,11 @@ from rich.text import Text
 from construction.pipeline import STAGES as STAGE_NAMES
 from kg.cli.console import console, err_console, fail, open_store
 from kg.cli.options import Change, LLMEndpoint, OptionGroup, grouped
+from kg.runs import RunStatus
 
 if TYPE_CHECKING:
     from construction.pipeline.config import BuildConfig
+    from construction.pipeline.runner import BuildResult
 
 SUMMARY_ROWS = [
     ("chunks", "chunks"),
@@ -68,7 +70,7 @@ class _Bar:
         self.progress.update(self.task, completed=self.progress.tasks[self.task].total)
 
 
-def _summary_table(result: Any) -> Table:
+def _summary_table(result: BuildResult) -> Table:
     table = Table(title=f"build of {result.domain} ({result.status}, {result.seconds:.1f} s)")
     table.add_column("graph")
     table.add_column("total", justify="right")
@@ -77,19 +79,15 @@ def _summary_table(result: Any) -> Table:
     return table
 
 
-def _stage_table(result: Any) -> Table:
+def _stage_table(result: BuildResult) -> Table:
     table = Table(title="stages (this run)")
     for col in ("stage", "items", "resumed", "written", "rejected", "skipped", "seconds"):
         table.add_column(col, justify="left" if col == "stage" else "right")
     for s in result.stages:
         table.add_row(
-            s["stage"],
-            str(s["items"]),
-            str(s["resumed"]),
-            str(s["written"]),
-            str(s["rejected"]),
-            str(s["skipped"]),
-            f"{s['seconds']:.2f}",
+            s.stage,
+            *map(str, (s.items, s.resumed, s.written, s.rejected, s.skipped)),
+            f"{s.seconds:.2f}",
         )
     return table
 
@@ -243,7 +241,7 @@ def register(app: typer.Typer) -> None:
         run: BuildRun = BuildRun.options(),
     ) -> None:
         """Build a perspective benchmark for DOMAIN from text, into the graph (resumable)."""
-        from construction.pipeline.runner import build_domain
+        from construction.pipeline.runner import BuildPlan, build_domain
 
         from_stage = run.from_stage
         if target in STAGE_NAMES:
@@ -294,22 +292,25 @@ def register(app: typer.Typer) -> None:
                 disable=as_json,
             ) as progress,
         ):
-            result = build_domain(
-                store,
-                cfg,
-                chunk_paths=list(chunks) or None,
+            plan = BuildPlan(
+                config=cfg,
+                chunk_paths=list(chunks),
                 palette_path=palette,
-                llm=llm_route,
                 from_stage=from_stage,
                 only=only,
                 allow_partial=run.allow_partial,
                 replace=run.replace,
                 yes=run.yes,
                 extend=run.extend,
+            )
+            result = build_domain(
+                store,
+                plan,
+                llm=llm_route,
                 progress=lambda label, total: _Bar(progress, label, total),
             )
             report = None
-            if result.status == "done" and (
+            if result.status is RunStatus.done and (
                 only is None or only == ["questions"] or only == ["evidence"]
             ):
                 # The build's own verdict: the same checks as `kg validate DOMAIN`.
@@ -320,7 +321,7 @@ def register(app: typer.Typer) -> None:
                 except DomainNotFound:
                     report = None
         if as_json:
-            body = result.model_dump()
+            body = result.model_dump(mode="json")
             body["validation"] = report.model_dump() if report else None
             body["endpoints"] = fleet_stats([llm_route.client]) if llm_route is not None else []
             console.print_json(json.dumps(body))
@@ -328,9 +329,9 @@ def register(app: typer.Typer) -> None:
             console.print(_stage_table(result))
             console.print(_summary_table(result))
             for s in result.stages:
-                for note in s["notes"]:
+                for note in s.notes:
                     style = "bold yellow" if note.startswith("WARNING") else "dim"
-                    console.print(f"[{style}]{s['stage']}: {note}[/]", highlight=False)
+                    console.print(f"[{style}]{s.stage}: {note}[/]", highlight=False)
             for row in fleet_stats([llm_route.client]) if llm_route is not None else []:
                 console.print(f"  {stats_line(row)}", highlight=False)  # a fleet, per endpoint
             if report is not None:
@@ -345,14 +346,14 @@ def register(app: typer.Typer) -> None:
         _report_failures(result)
 
 
-def _report_failures(result: Any) -> None:
+def _report_failures(result: BuildResult) -> None:
     """A build with failed items says so and exits non-zero: its graph is not a clean build's."""
     if not result.failed_items:
         return
     why = ", ".join(f"{k} {v}" for k, v in result.failed_items_reasons_sorted())
-    if result.status == "incomplete":
+    if result.status is RunStatus.partial:
         fail(
-            f"build of {result.domain} is incomplete: {result.failed_items} item(s) of stage "
+            f"build of {result.domain} is partial: {result.failed_items} item(s) of stage "
             f"{result.stopped_after} failed ({why}); later stages did not run. Rerun the same "
             f"`kg build {result.domain} ...` to retry the failed items (finished ones are "
             "kept), or pass --allow-partial to build on the partial input",

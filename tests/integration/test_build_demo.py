@@ -11,7 +11,7 @@ import pytest
 from construction.pipeline import context as context_mod
 from construction.pipeline.chunks import ChunkInputError
 from construction.pipeline.config import BuildConfig
-from construction.pipeline.runner import build_domain
+from construction.pipeline.runner import BuildPlan, build_domain
 from kg.errors import Interrupted
 from kg.palette import PaletteError
 
@@ -32,16 +32,23 @@ def test_bad_input_writes_nothing(store, tmp_path):
     bad.write_text(json.dumps(chunks, indent=2))
     with pytest.raises(ChunkInputError, match=r"chunks.json:\d+:\[5\]\.text"):
         build_domain(
-            store, BuildConfig(domain="demo"), chunk_paths=[bad], palette_path=DEMO / "palette.json"
+            store,
+            BuildPlan(
+                config=BuildConfig(domain="demo"),
+                chunk_paths=[bad],
+                palette_path=DEMO / "palette.json",
+            ),
         )
     bad_palette = tmp_path / "palette.json"
     bad_palette.write_text('{"c": {"relations": [{"name": "lower_case"}]}}')
     with pytest.raises(PaletteError, match="relations\\[0\\].name 'lower_case'"):
         build_domain(
             store,
-            BuildConfig(domain="demo"),
-            chunk_paths=[DEMO / "chunks.json"],
-            palette_path=bad_palette,
+            BuildPlan(
+                config=BuildConfig(domain="demo"),
+                chunk_paths=[DEMO / "chunks.json"],
+                palette_path=bad_palette,
+            ),
         )
     assert _counts(store) == before
 
@@ -62,16 +69,19 @@ def test_killed_build_resumes_without_redoing_items(store, monkeypatch):
     # Ctrl-C closes the build as interrupted and says so (kg.errors.Interrupted)
     with pytest.raises(Interrupted, match="interrupted by SIGINT"):
         build_domain(
-            store, cfg, chunk_paths=[DEMO / "chunks.json"], palette_path=DEMO / "palette.json"
+            store,
+            BuildPlan(
+                config=cfg, chunk_paths=[DEMO / "chunks.json"], palette_path=DEMO / "palette.json"
+            ),
         )
     status = store.run_text("MATCH (r:Run {kind: 'build'}) RETURN r.status AS s")
     assert [r["s"] for r in status] == ["interrupted"]
     monkeypatch.setattr(context_mod.BuildContext, "write_items", real)
-    result = build_domain(store, cfg, chunk_paths=[DEMO / "chunks.json"])
-    stages = {s["stage"]: s for s in result.stages}
-    assert stages["facts"]["items"] == 30 and stages["facts"]["resumed"] == 20
-    assert stages["facts"]["written"] > 0  # only the 10 unfinished chunks' facts
-    assert stages["relations"]["items"] == 1 and stages["relations"]["written"] > 0
+    result = build_domain(store, BuildPlan(config=cfg, chunk_paths=[DEMO / "chunks.json"]))
+    stages = {s.stage: s for s in result.stages}
+    assert stages["facts"].items == 30 and stages["facts"].resumed == 20
+    assert stages["facts"].written > 0  # only the 10 unfinished chunks' facts
+    assert stages["relations"].items == 1 and stages["relations"].written > 0
     s = result.summary
     assert s["concepts"] >= 4 and s["edges"] > 0 and s["multi_relation_pairs"] > 0
     assert s["perspectives"] > 0 and s["questions"] >= 3
@@ -127,11 +137,13 @@ def test_from_stage_reruns_that_stage_and_keeps_question_ids(store):
     before = store.run_text(
         "MATCH (q:Question {domain: 'demo'}) RETURN q.id AS id, q.text AS t ORDER BY id"
     )
-    result = build_domain(store, BuildConfig(domain="demo"), from_stage="questions")
-    stages = {s["stage"]: s for s in result.stages}
+    result = build_domain(
+        store, BuildPlan(config=BuildConfig(domain="demo"), from_stage="questions")
+    )
+    stages = {s.stage: s for s in result.stages}
     assert list(stages) == ["questions", "evidence"]
-    assert stages["questions"]["resumed"] == 0
-    assert stages["questions"]["written"] == len(before)
+    assert stages["questions"].resumed == 0
+    assert stages["questions"].written == len(before)
     after = store.run_text(
         "MATCH (q:Question {domain: 'demo'}) RETURN q.id AS id, q.text AS t ORDER BY id"
     )
@@ -165,15 +177,17 @@ def test_extending_with_more_chunks_does_not_duplicate(store, tmp_path):
     before = _counts(store)
     # a new chunk would rebuild (and renumber) the domain's questions: refused unless chosen
     with pytest.raises(DomainConflict, match="add 1 new one"):
-        build_domain(store, BuildConfig(domain="demo"), chunk_paths=[extra])
+        build_domain(store, BuildPlan(config=BuildConfig(domain="demo"), chunk_paths=[extra]))
     assert _counts(store) == before
     result = build_domain(
         store,
-        BuildConfig(domain="demo"),
-        chunk_paths=[extra],
-        palette_path=DEMO / "palette.json",
-        replace=True,
-        yes=True,
+        BuildPlan(
+            config=BuildConfig(domain="demo"),
+            chunk_paths=[extra],
+            palette_path=DEMO / "palette.json",
+            replace=True,
+            yes=True,
+        ),
     )
     assert result.summary["chunks"] == 31
     dupes = store.run_text("""

@@ -8,9 +8,10 @@ import re
 
 import pytest
 
+from construction.pipeline import STAGES
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.question_text import question_problem
-from construction.pipeline.runner import build_domain
+from construction.pipeline.runner import BuildPlan, build_domain
 
 pytestmark = pytest.mark.integration
 
@@ -20,9 +21,11 @@ def physics(store, shared_data):
     raw = shared_data / "perspectivebench" / "raw"
     result = build_domain(
         store,
-        BuildConfig(domain="physics"),
-        chunk_paths=[raw / "physics_chunks.json"],
-        palette_path=raw / "pyhsic_init_palette.json",
+        BuildPlan(
+            config=BuildConfig(domain="physics"),
+            chunk_paths=[raw / "physics_chunks.json"],
+            palette_path=raw / "pyhsic_init_palette.json",
+        ),
     )
     return result
 
@@ -40,20 +43,9 @@ def test_build_finishes_with_every_kind_of_node(physics):
     # moves with the embeddings' last bits (see docs/offline-builder.md).
     assert s["paths"] > 0 and s["perspectives"] > 0 and s["questions"] > 0
     assert s["evidence"] >= s["questions"]
-    stages = {st["stage"]: st for st in physics.stages}
-    assert list(stages) == [
-        "chunks",
-        "facts",
-        "embeddings",
-        "clusters",
-        "concepts",
-        "pairs",
-        "relations",
-        "paths",
-        "questions",
-        "evidence",
-    ]
-    assert stages["embeddings"]["counts"]["facts_embedded"] == s["facts"] + s["merged_duplicates"]
+    stages = {st.stage: st for st in physics.stages}
+    assert tuple(stages) == STAGES  # every stage of the table ran, in its order
+    assert stages["embeddings"].counts["facts_embedded"] == s["facts"] + s["merged_duplicates"]
 
 
 def test_every_question_has_targets_and_distractors_on_one_concept_sequence(store, physics):
@@ -102,10 +94,10 @@ def test_physics_draft_passes_validation(store, physics):
     assert report.status != "fail", [c for c in report.checks if c.status == "fail"]
     assert report.groundedness is not None and report.groundedness >= 0.95
     assert report.check("naming").status == "pass" and report.duplicate_questions == 0
-    facts = next(s for s in physics.stages if s["stage"] == "facts")["counts"]
+    facts = next(s for s in physics.stages if s.stage == "facts").counts
     # questions, exhortations, filler, captions... are dropped and counted before clustering
     assert facts["non_facts"] > 100 and facts["non_fact_question"] > 0
-    clusters = next(s for s in physics.stages if s["stage"] == "clusters")["counts"]
+    clusters = next(s for s in physics.stages if s.stage == "clusters").counts
     assert 0 <= clusters["outlier_share_pct"] <= 100
 
 
@@ -166,15 +158,16 @@ def test_rerun_resumes_without_redoing_anything(store, physics, shared_data):
     before = store.node_counts()
     raw = shared_data / "perspectivebench" / "raw"
     again = build_domain(
-        store, BuildConfig(domain="physics"), chunk_paths=[raw / "physics_chunks.json"]
+        store,
+        BuildPlan(config=BuildConfig(domain="physics"), chunk_paths=[raw / "physics_chunks.json"]),
     )
-    stages = {s["stage"]: s for s in again.stages}
+    stages = {s.stage: s for s in again.stages}
     for name in ("facts", "concepts", "relations", "questions", "evidence"):
-        assert stages[name]["resumed"] == stages[name]["items"] > 0, name
-        assert stages[name]["written"] == 0, name
+        assert stages[name].resumed == stages[name].items > 0, name
+        assert stages[name].written == 0, name
     for name in ("clusters", "pairs", "paths"):
-        assert stages[name]["resumed"] == 1, name
-    assert stages["embeddings"]["items"] == 0
+        assert stages[name].resumed == 1, name
+    assert stages["embeddings"].items == 0
     assert store.node_counts() == {**before, "Run": before["Run"] + 1}
 
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from construction.pipeline.config import BuildConfig
-from construction.pipeline.runner import build_domain
+from construction.pipeline.runner import BuildPlan, build_domain
 from evaluation.judges.gold import load_gold
 from evaluation.runs.questions import load_questions
 from kg import domains
@@ -40,10 +40,12 @@ def graph(bench, tmp_path_factory):
     for name, n, extend in passes:
         result = build_domain(
             bench,
-            BuildConfig(domain=name),
-            chunk_paths=[files[n]],
-            palette_path=DEMO / "palette.json",
-            extend=extend,
+            BuildPlan(
+                config=BuildConfig(domain=name),
+                chunk_paths=[files[n]],
+                palette_path=DEMO / "palette.json",
+                extend=extend,
+            ),
         )
         assert result.status == "done"
     return bench

@@ -1,5 +1,5 @@
 """Builds that fail loudly and never overwrite by surprise (issue 15), on the real Neo4j:
-failed model calls stop the build (`incomplete`, non-zero exit), a rerun resumes them and gives
+failed model calls stop the build (`partial`, non-zero exit), a rerun resumes them and gives
 the clean build's benchmark; imported domains and changed chunks are refused with the choices;
 two domain names give the same benchmark; `kg domain list|delete`."""
 
@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from construction.perspectivebench.exporter import question_lines
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.llm_route import make_build_llm
-from construction.pipeline.runner import build_domain
+from construction.pipeline.runner import BuildPlan, build_domain
 from kg import domains
 from kg.cli.main import app
 
@@ -98,7 +98,7 @@ def test_failed_calls_stop_the_build_and_the_rerun_equals_a_clean_build(
         env={"COLUMNS": "400"},
     )
     assert res.exit_code == 2, res.output
-    assert "incomplete: 1 item(s) of stage facts failed (call_failed 1)" in res.output
+    assert "partial: 1 item(s) of stage facts failed (call_failed 1)" in res.output
     run = store.run_text(
         "MATCH (r:Run {kind: 'build', domain: 'zq_resumed'}) RETURN r.status AS s,"
         " r.failed_items AS n, r.allow_partial AS p"
@@ -110,16 +110,20 @@ def test_failed_calls_stop_the_build_and_the_rerun_equals_a_clean_build(
 
     failing.times = 0  # the server recovers
     llm = make_build_llm(config=llm_server.config(role="builder"))
-    again = build_domain(store, BuildConfig(domain="zq_resumed"), chunk_paths=[chunks], llm=llm)
+    again = build_domain(
+        store, BuildPlan(config=BuildConfig(domain="zq_resumed"), chunk_paths=[chunks]), llm=llm
+    )
     assert again.status == "done" and again.failed_items == 0
-    facts = next(s for s in again.stages if s["stage"] == "facts")
-    assert facts["resumed"] == facts["items"] - 1  # only the failed chunk was asked again
+    facts = next(s for s in again.stages if s.stage == "facts")
+    assert facts.resumed == facts.items - 1  # only the failed chunk was asked again
 
     clean = build_domain(
         store,
-        BuildConfig(domain="zq_clean"),
-        chunk_paths=[chunks],
-        palette_path=DEMO / "palette.json",
+        BuildPlan(
+            config=BuildConfig(domain="zq_clean"),
+            chunk_paths=[chunks],
+            palette_path=DEMO / "palette.json",
+        ),
         llm=llm,
     )
     assert clean.status == "done" and clean.summary["questions"] > 0
@@ -147,17 +151,21 @@ def test_failed_question_calls_keep_the_clean_builds_question_ids(store, llm_ser
     llm = make_build_llm(config=llm_server.config(role="builder", max_retries=0))
     cfg = BuildConfig(domain="zq_qfail")
     first = build_domain(
-        store, cfg, chunk_paths=[chunks], palette_path=DEMO / "palette.json", llm=llm
+        store,
+        BuildPlan(config=cfg, chunk_paths=[chunks], palette_path=DEMO / "palette.json"),
+        llm=llm,
     )
-    assert first.status == "incomplete" and first.stopped_after == "questions"
+    assert first.status == "partial" and first.stopped_after == "questions"
     failing.times = 0  # the server recovers
-    again = build_domain(store, cfg, chunk_paths=[chunks], llm=llm)
+    again = build_domain(store, BuildPlan(config=cfg, chunk_paths=[chunks]), llm=llm)
     assert again.status == "done"
     clean = build_domain(
         store,
-        BuildConfig(domain="zq_qclean"),
-        chunk_paths=[chunks],
-        palette_path=DEMO / "palette.json",
+        BuildPlan(
+            config=BuildConfig(domain="zq_qclean"),
+            chunk_paths=[chunks],
+            palette_path=DEMO / "palette.json",
+        ),
         llm=llm,
     )
     assert clean.status == "done" and clean.summary["questions"] > 2
@@ -188,15 +196,19 @@ def test_two_domain_names_give_the_same_benchmark(store, tmp_path):
     chunks = _small_chunks(tmp_path, 30)
     a = build_domain(
         store,
-        BuildConfig(domain="demo_a"),
-        chunk_paths=[chunks],
-        palette_path=DEMO / "palette.json",
+        BuildPlan(
+            config=BuildConfig(domain="demo_a"),
+            chunk_paths=[chunks],
+            palette_path=DEMO / "palette.json",
+        ),
     )
     b = build_domain(
         store,
-        BuildConfig(domain="demo_b"),
-        chunk_paths=[chunks],
-        palette_path=DEMO / "palette.json",
+        BuildPlan(
+            config=BuildConfig(domain="demo_b"),
+            chunk_paths=[chunks],
+            palette_path=DEMO / "palette.json",
+        ),
     )
     assert a.status == b.status == "done"
     assert a.summary == b.summary
@@ -211,7 +223,10 @@ def test_build_into_an_imported_domain_is_refused_with_the_choices(store, shared
     physics = domains.one(store, "physics")
     assert physics.origin == "imported" and physics.questions > 0
     with pytest.raises(domains.DomainConflict) as e:
-        build_domain(store, BuildConfig(domain="physics"), chunk_paths=[DEMO / "chunks.json"])
+        build_domain(
+            store,
+            BuildPlan(config=BuildConfig(domain="physics"), chunk_paths=[DEMO / "chunks.json"]),
+        )
     msg = str(e.value)
     assert f"{physics.imported_questions} imported question(s)" in msg
     assert "new domain name" in msg and "--replace --yes" in msg
@@ -235,9 +250,16 @@ def test_changed_chunks_are_refused_and_replace_marks_the_runs(store, tmp_path):
     # one to reference).
     small = _small_chunks(tmp_path, 30)
     build_domain(
-        store, BuildConfig(domain="grow"), chunk_paths=[small], palette_path=DEMO / "palette.json"
+        store,
+        BuildPlan(
+            config=BuildConfig(domain="grow"),
+            chunk_paths=[small],
+            palette_path=DEMO / "palette.json",
+        ),
     )
-    again = build_domain(store, BuildConfig(domain="grow"), chunk_paths=[small])  # a rerun
+    again = build_domain(
+        store, BuildPlan(config=BuildConfig(domain="grow"), chunk_paths=[small])
+    )  # a rerun
     assert again.status == "done" and again.summary["questions"] > 0, again.summary
     store.run_text("""MATCH (q:Question {domain: 'grow'}) WITH q LIMIT 1
                       MERGE (r:Run {uid: 'old-run'}) SET r.kind = 'eval', r.status = 'completed'
@@ -252,9 +274,10 @@ def test_changed_chunks_are_refused_and_replace_marks_the_runs(store, tmp_path):
     ]
     more.write_text(json.dumps(grown))
     with pytest.raises(domains.DomainConflict, match="add 2 new one"):
-        build_domain(store, BuildConfig(domain="grow"), chunk_paths=[more])
+        build_domain(store, BuildPlan(config=BuildConfig(domain="grow"), chunk_paths=[more]))
     result = build_domain(
-        store, BuildConfig(domain="grow"), chunk_paths=[more], replace=True, yes=True
+        store,
+        BuildPlan(config=BuildConfig(domain="grow"), chunk_paths=[more], replace=True, yes=True),
     )
     assert result.status == "done" and result.summary["chunks"] == 32
     marked = store.run_text("MATCH (r:Run {uid: 'old-run'}) RETURN r.deleted_domains AS d")

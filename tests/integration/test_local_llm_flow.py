@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.llm_route import make_build_llm
-from construction.pipeline.runner import build_domain
+from construction.pipeline.runner import BuildPlan, build_domain
 from evaluation.models import Setting
 from evaluation.runs.runner import execute
 from evaluation.runs.spec import RunSpec
@@ -34,21 +34,23 @@ def test_build_from_a_few_chunks(store, local_llm, tmp_path):
     llm = make_build_llm(LOCAL, cache=False, concurrency=1, max_tokens=256)
     result = build_domain(
         store,
-        BuildConfig(domain="local_llm_build"),
-        chunk_paths=[tmp_path / "chunks.json"],
-        palette_path=ROOT / "demo/build/palette.json",
+        BuildPlan(
+            config=BuildConfig(domain="local_llm_build"),
+            chunk_paths=[tmp_path / "chunks.json"],
+            palette_path=ROOT / "demo/build/palette.json",
+            only=["chunks", "facts"],  # the stage a 135M model can do in CI time
+        ),
         llm=llm,
-        only=["chunks", "facts"],  # the stage a 135M model can do in CI time
     )
-    facts = next(s for s in result.stages if s["stage"] == "facts")
-    assert facts["items"] == 3
+    facts = next(s for s in result.stages if s.stage == "facts")
+    assert facts.items == 3
     # a small real model fails some replies: never dropped silently, the build says so
-    if result.status == "incomplete":
+    if result.status == "partial":
         assert result.stopped_after == "facts" and result.failed_items > 0, result
         assert sum(result.failed_reasons.values()) == result.failed_items
     else:
         assert result.status == "done", result
-    assert facts["written"] > 0 or facts["rejected"] + result.failed_items == 3
+    assert facts.written > 0 or facts.rejected + result.failed_items == 3
     tin, tout = llm.tokens()
     assert tin > 0 and tout > 0  # the real model answered
     stored = store.run_text(

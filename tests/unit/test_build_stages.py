@@ -6,15 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from construction.pipeline.concepts import offline_name, offline_summary
+from construction.pipeline.concepts import SummaryReply, offline_name, offline_summary
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.context import StageReport
 from construction.pipeline.embeddings import duplicate_pairs
 from construction.pipeline.evidence import EvidenceReply, offline_pick, quoted_facts
-from construction.pipeline.llm_route import RejectedReply, _json_part
+from construction.pipeline.llm_route import RejectedReply
 from construction.pipeline.pairs import kept_pairs, score_matrices
 from construction.pipeline.paths import signature, theme_of
 from construction.pipeline.relations import RelationItem, validate_relation
+from kg.llm.structured import parse_reply
 from kg.palette import parse_palette
 
 
@@ -184,7 +185,8 @@ def test_names_themes_signatures():
     assert signature(["topic_1", "topic_2", "topic_3"], ["A", "B"]) == (
         "topic_1 -- A --> topic_2 -- B --> topic_3"
     )
-    assert _json_part('```json\n{"a": 1}\n```') == '{"a": 1}'
+    # A stage's reply in a code fence is the client's to unwrap (kg.llm.structured).
+    assert parse_reply('```json\n{"name": "n", "summary": "s"}\n```', SummaryReply).name == "n"
 
 
 def test_hdbscan_finds_blobs_keeps_outliers_and_soft_memberships(caplog):

@@ -73,3 +73,17 @@ def test_judges_are_made_only_by_the_judge_registry() -> None:
     ]
     assert not made, "make judges with evaluation.judges.registry:\n" + "\n".join(made)
     assert "EdgeEvidenceJudge(" in registry.read_text(encoding="utf-8")  # the guard sees calls
+
+
+def test_no_pipeline_module_branches_on_the_model() -> None:
+    """A build stage is one interface with an offline and an LLM implementation, chosen once
+    (construction/pipeline/stage.py): no stage module asks `ctx.llm` itself."""
+    branching = [
+        f"{path.relative_to(ROOT)}:{i}"
+        for path in sorted((ROOT / "construction" / "pipeline").glob("*.py"))
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "ctx.llm" in line
+    ]
+    assert not branching, "`ctx.llm` in a pipeline module (implement Stage.llm):\n" + "\n".join(
+        branching
+    )

@@ -1,0 +1,104 @@
+"""The build stage interface: one `Stage` class per stage module, with an offline and an LLM
+implementation, and `load_stage` over the one stage table (`construction.pipeline.STAGE_TABLE`).
+
+The runner picks each stage's implementation once, when the build starts (`implementation`): the
+offline one without a builder model, the LLM one with it. No stage asks which route it is on."""
+
+from __future__ import annotations
+
+import functools
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from importlib import import_module
+from typing import TYPE_CHECKING, ClassVar, TypeVar
+
+from construction.pipeline.llm_route import RejectedReply
+
+if TYPE_CHECKING:
+    from construction.pipeline.context import BuildContext, StageReport
+    from construction.pipeline.llm_route import BuildLLM
+
+T = TypeVar("T")
+StageRun = Callable[["BuildContext"], "StageReport"]
+
+
+class Stage(ABC):
+    """One build stage. A subclass names itself, what it reads and how it resumes, and
+    implements `offline`; a stage that asks a model per item also sets `prompt` and implements
+    `llm`. A stage without a model step (embeddings, clusters, pairs) keeps the default `llm`,
+    which is its offline implementation."""
+
+    name: ClassVar[str]
+    # The stages whose output this one reads (each comes earlier in the table).
+    inputs: ClassVar[tuple[str, ...]] = ()
+    # What one done-marker of this stage stands for: an item ("chunk", "concept", ...) a rerun
+    # skips, or "domain" (one marker holding the hash of every input: unchanged input resumes).
+    resume_key: ClassVar[str] = "domain"
+    # Named queries `kg build --from-stage` runs before running this stage again.
+    reset: ClassVar[tuple[str, ...]] = ()
+    # The LLM implementation's prompt (`prompts/pipeline/<prompt>.md`); its hash is recorded
+    # on the Run, and the stage's items left undone by rejected replies stop the build.
+    prompt: ClassVar[str | None] = None
+    # A stage with one item (the domain): the runner draws its one-step progress bar.
+    domain_level: ClassVar[bool] = False
+
+    @abstractmethod
+    def offline(self, ctx: BuildContext) -> StageReport:
+        """The heuristics and the local embedding model: no model calls."""
+
+    def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
+        """The builder model's route; by default the offline one (no model step)."""
+        return self.offline(ctx)
+
+    def wanted(self, ctx: BuildContext) -> bool:
+        """Whether this build has anything for the stage to do (the chunks stage without
+        `--chunks` has not)."""
+        return True
+
+    def implementation(self, model: BuildLLM | None) -> StageRun:
+        """Chosen once per build: the LLM implementation when there is a builder model."""
+        if model is None:
+            return self.offline
+        return functools.partial(self.llm, model=model)
+
+    def model_provenance(self, ctx: BuildContext, model: BuildLLM) -> str:
+        """The provenance of what the LLM implementation writes: run, stage, model, and the
+        hash of the stage's prompt."""
+        if self.prompt is None:
+            raise TypeError(f"stage {self.name} asks no model: it has no prompt")
+        return ctx.provenance(self.name, prompt_hash=model.prompt_hash(self.prompt))
+
+    def each_item(
+        self,
+        ctx: BuildContext,
+        rep: StageReport,
+        model: BuildLLM,
+        items: list[T],
+        work: Callable[[T], Awaitable[None]],
+    ) -> None:
+        """Run `work` over `items` with the model, each item writing its own result (a killed
+        build keeps what finished). A rejected reply is counted on `rep` and its item left
+        undone, for a rerun to retry; the bar advances either way."""
+        bar = ctx.bar(self.name, len(items))
+
+        async def one(item: T) -> None:
+            try:
+                await work(item)
+            except RejectedReply as exc:
+                rep.reject(exc.reason)
+            bar.advance()
+
+        model.map(items, one)
+        bar.close()
+
+
+def load_stage(name: str, table: dict[str, str] | None = None) -> Stage:
+    """The stage registered under `name` in the stage table (`module:Class`), imported on
+    first use: `kg --help` does not load the stages' numerical libraries."""
+    from construction.pipeline import STAGE_TABLE
+
+    module, _, cls = (table or STAGE_TABLE)[name].partition(":")
+    stage = getattr(import_module(module), cls)()
+    if not isinstance(stage, Stage) or stage.name != name:
+        raise TypeError(f"stage table entry {name!r} -> {module}:{cls} is not Stage {name!r}")
+    return stage

@@ -57,7 +57,7 @@ def test_build_from_a_few_chunks(store, local_llm, tmp_path):
         "MATCH (f:Fact)-[:FROM]->(:Chunk)-[:IN_DOMAIN]->"
         "(:Domain {name: 'local_llm_build'}) RETURN count(f) AS n"
     )[0]["n"]
-    assert stored == facts["written"]
+    assert stored == facts.written
 
 
 @pytest.mark.parametrize("setting", [Setting.base, Setting.oracle])

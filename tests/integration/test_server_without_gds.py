@@ -143,7 +143,7 @@ def test_queries_answer_the_same_with_and_without_gds(both):
 
 
 def test_offline_eval_scores_the_same_with_and_without_gds(both):
-    from evaluation.scoring import run_scores
+    from evaluation.scoring.question_scores import run_scores
 
     args = ("eval", "run", "--responder", "cover-all", "--setting", "oracle")
     args += ("--domain", "physics", "--limit", "4", "--run-id", "nogds-cover")

@@ -298,9 +298,9 @@ class _CrossLine:
             if seen is None:
                 self.summaries[key] = (ref, entry.summary)
             elif seen[1] != entry.summary:
-                first = f"{seen[0].file}:{seen[0].line}: {seen[1]!r}"
+                earlier = f"{seen[0].file}:{seen[0].line}: {seen[1]!r}"
                 self.result.warnings.append(
-                    two_summaries(ref, q.domain, pool_key, first, entry.summary)
+                    two_summaries(ref, q.domain, pool_key, earlier, entry.summary)
                 )
         return True
 

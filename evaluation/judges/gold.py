@@ -102,11 +102,9 @@ def load_gold(
     `kind`: the kind of answers of lines that declare none (else inferred from the style)."""
     rows = JsonlRows(path, GoldFileError)
     by_id = questions_by_id(questions)
-    problems = rows.problems
     out: list[GoldAnswer] = []
     seen: dict[str, int] = {}
     for n, row, bad in rows:
-        before = len(problems)
         aid = row.get("answer_id")
         if not isinstance(aid, str) or not aid.strip():
             bad("answer_id", "missing (a non-empty string)")
@@ -146,7 +144,7 @@ def load_gold(
             bad("setting", f"must be one of {', '.join(SETTINGS)} when given, got {setting!r}")
         style_name = style.strip() if isinstance(style, str) else ""
         gold_kind = _kind(row, style_name, kind, bad)
-        if len(problems) == before and q is not None:
+        if rows.line_ok and q is not None:
             out.append(
                 GoldAnswer(
                     answer_id=aid,
@@ -161,10 +159,7 @@ def load_gold(
                     line=n,
                 )
             )
-    if not problems and not out:
-        problems.append(f"{path}:1:-: no gold answers in the file")
-    if problems:
-        raise GoldFileError(problems)
+    rows.finish(bool(out), "no gold answers in the file")
     return out
 
 

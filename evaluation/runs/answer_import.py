@@ -57,11 +57,9 @@ class ImportSummary(BaseModel):
 def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAnswer]:
     rows = JsonlRows(path, AnswerFileError)
     by_id = questions_by_id(questions)
-    problems = rows.problems
     out: list[ImportedAnswer] = []
     seen: dict[str, int] = {}
     for n, row, bad in rows:
-        before = len(problems)
         q = question_of(row, by_id, bad)
         text = row.get("answer")
         if not isinstance(text, str):
@@ -90,7 +88,7 @@ def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAns
                 )
             else:
                 seen[q.uid] = n
-        if len(problems) == before and q is not None:
+        if rows.line_ok and q is not None:
             given = counts["completion_tokens"]
             out.append(
                 ImportedAnswer(
@@ -103,10 +101,7 @@ def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAns
                     tokens_source="usage" if given is not None else REGEX_TOKENIZER,
                 )
             )
-    if not problems and not out:
-        problems.append(f"{path}:1:-: no answers in the file")
-    if problems:
-        raise AnswerFileError(problems)
+    rows.finish(bool(out), "no answers in the file")
     return out
 
 

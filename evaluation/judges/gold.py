@@ -18,9 +18,14 @@ from pydantic import BaseModel
 
 from evaluation.judges.gold_kinds import KINDS, GoldKind, kind_of_style, setting_of_style
 from evaluation.models import EvalQuestion, Setting
-from evaluation.runs.jsonl_rows import Bad, JsonlRows, question_of, questions_by_id
+from evaluation.runs.jsonl_rows import (
+    Bad,
+    JsonlRows,
+    answer_text,
+    question_of,
+    questions_by_id,
+)
 from evaluation.runs.questions import EvalInputError
-from kg.input_rules import blank
 
 SETTINGS = [s.value for s in Setting]
 
@@ -112,11 +117,9 @@ def load_gold(
             bad("answer_id", f"duplicate of line {seen[aid]}")
         else:
             seen[aid] = n
-        answer = row.get("answer")
-        if not isinstance(answer, str):
-            bad("answer", "missing (the answer text)")
-        elif blank(answer):
-            bad("answer", "empty: a gold answer needs its text")
+        answer = answer_text(
+            row, bad, "missing (the answer text)", "empty: a gold answer needs its text"
+        )
         style = row.get("style", "unspecified")
         if not isinstance(style, str) or not style.strip():
             bad("style", "must be a non-empty string when given")

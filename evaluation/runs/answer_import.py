@@ -18,12 +18,11 @@ from evaluation.judges.gold import GoldFileError, file_hash
 from evaluation.models import EvalQuestion
 from evaluation.responders.tokens import REGEX_TOKENIZER, count_tokens
 from evaluation.runs import store as runs
-from evaluation.runs.jsonl_rows import JsonlRows, question_of, questions_by_id
+from evaluation.runs.jsonl_rows import JsonlRows, answer_text, question_of, questions_by_id
 from evaluation.runs.questions import EvalInputError
 from kg import __version__
 from kg import runs as kg_runs
 from kg.ids import answer_uid
-from kg.input_rules import blank
 from kg.runs import RunStatus
 from kg.store import Store
 
@@ -61,11 +60,12 @@ def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAns
     seen: dict[str, int] = {}
     for n, row, bad in rows:
         q = question_of(row, by_id, bad)
-        text = row.get("answer")
-        if not isinstance(text, str):
-            bad("answer", "missing (the answer text, a string)")
-        elif blank(text):
-            bad("answer", "empty: an answer with no text cannot be judged")
+        text = answer_text(
+            row,
+            bad,
+            "missing (the answer text, a string)",
+            "empty: an answer with no text cannot be judged",
+        )
         model = row.get("model", "")
         if model is None:
             model = ""

@@ -14,15 +14,14 @@ is the evidence, quoted verbatim.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from construction.pipeline.noun_phrases import norm
 from construction.pipeline.syntax import Link, link, parser
+from kg.package_data import package_toml
 from kg.palette import PaletteRelation
 
 if TYPE_CHECKING:
@@ -32,12 +31,8 @@ if TYPE_CHECKING:
 def _load_lexicon() -> dict[str, list[tuple[str, bool]]]:
     """The cue lexicon (relation_cues.toml), keyed by the stem of a label word: per key its
     cues in order, (regex over the lower-cased evidence, inverse)."""
-    text = (resources.files("construction.pipeline") / "relation_cues.toml").read_text(
-        encoding="utf-8"
-    )
-    return {
-        key: [(rx, inverse) for rx, inverse in cues] for key, cues in tomllib.loads(text).items()
-    }
+    table = package_toml("construction.pipeline", "relation_cues.toml")
+    return {key: [(rx, inverse) for rx, inverse in cues] for key, cues in table.items()}
 
 
 LEXICON = _load_lexicon()

@@ -52,6 +52,8 @@ class JsonlRows:
         except OSError as exc:
             raise error([f"{path}:0:-: cannot read: {exc}"]) from exc
         self.lines, self.problems = decode_lines(path, data)
+        self.error = error
+        self._line_start = 0  # problems before the current line's own checks
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any], Bad]]:
         for n, raw in enumerate(self.lines, start=1):
@@ -78,4 +80,17 @@ class JsonlRows:
                 for p in found:
                     bad(p.field, p.problem)
                 continue
+            self._line_start = len(self.problems)
             yield n, row, bad
+
+    @property
+    def line_ok(self) -> bool:
+        """No problem reported on the current line (so far)."""
+        return len(self.problems) == self._line_start
+
+    def finish(self, found: bool, nothing: str) -> None:
+        """Raise `error` with every problem of the file (`nothing` when no line was `found`)."""
+        if not self.problems and not found:
+            self.problems.append(f"{self.path}:1:-: {nothing}")
+        if self.problems:
+            raise self.error(self.problems)

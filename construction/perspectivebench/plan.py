@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from construction.perspectivebench.models import BenchQuestion, render_topic_words
 from construction.perspectivebench.report import Problem
-from construction.perspectivebench.validation import LineRef
+from construction.perspectivebench.validation import LineRef, two_summaries
 from kg import ids
 from kg.paths import base_key
 from kg.store import check_identifier
@@ -131,14 +131,9 @@ class _Builder:
             self.fact(q.domain, sentence)
         # (two lines of one import that disagree are already reported by validation)
         if uid in self.existing_concepts and canonical.get("Summary") != entry.summary:
+            first = f"the graph: {canonical.get('Summary')!r}"
             self.plan.warnings.append(
-                Problem(
-                    file=ref.file,
-                    line=ref.line,
-                    field=f"full_content_pool.{pool_key}.Summary",
-                    message=f"concept {key} in {q.domain} has two summaries: the graph: "
-                    f"{canonical.get('Summary')!r} / here: {entry.summary!r} (kept per question)",
-                )
+                two_summaries(ref, q.domain, pool_key, first, entry.summary, " (kept per question)")
             )
         return uid, json.dumps(raw, ensure_ascii=False)
 

@@ -36,6 +36,20 @@ class LineRef:
     text: str = ""
 
 
+def two_summaries(
+    ref: LineRef, domain: str, pool_key: str, first: str, here: str, note: str = ""
+) -> Problem:
+    """The warning for a concept whose Summary differs from one seen before (`first`: where
+    and what) -- within an import, or against the graph."""
+    return Problem(
+        file=ref.file,
+        line=ref.line,
+        field=f"full_content_pool.{pool_key}.Summary",
+        message=f"concept {base_key(pool_key)} in {domain} has two summaries: "
+        f"{first} / here: {here!r}{note}",
+    )
+
+
 @dataclass
 class ValidationResult:
     questions: list[tuple[LineRef, BenchQuestion]] = field(default_factory=list)
@@ -284,14 +298,9 @@ class _CrossLine:
             if seen is None:
                 self.summaries[key] = (ref, entry.summary)
             elif seen[1] != entry.summary:
+                earlier = f"{seen[0].file}:{seen[0].line}: {seen[1]!r}"
                 self.result.warnings.append(
-                    Problem(
-                        file=ref.file,
-                        line=ref.line,
-                        field=f"full_content_pool.{pool_key}.Summary",
-                        message=f"concept {key[1]} in {q.domain} has two summaries: "
-                        f"{seen[0].file}:{seen[0].line}: {seen[1]!r} / here: {entry.summary!r}",
-                    )
+                    two_summaries(ref, q.domain, pool_key, earlier, entry.summary)
                 )
         return True
 

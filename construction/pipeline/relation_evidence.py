@@ -21,182 +21,22 @@ from pydantic import BaseModel
 
 from construction.pipeline.noun_phrases import norm
 from construction.pipeline.syntax import Link, link, parser
+from kg.package_data import package_toml
 from kg.palette import PaletteRelation
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-# Cue lexicon keyed by the stem of a label word. Each entry: (regex over the lower-cased
-# evidence, inverse). inverse = the source concept is the one after the cue ("due to X").
-_F, _I = False, True
-LEXICON: dict[str, list[tuple[str, bool]]] = {
-    "caus": [
-        (r"caus(e|es|ed|ing)", _F),
-        (r"lead(s|ing)? to|led to", _F),
-        (r"produc(e|es|ed|ing)", _F),
-        (r"result(s|ed|ing)? in", _F),
-        (r"giv(e|es|ing) rise to|gave rise to", _F),
-        (r"trigger(s|ed|ing)?", _F),
-        (r"br(ing|ings|ought) about", _F),
-        (r"responsible for", _F),
-        (r"contribut(e|es|ed|ing) to", _F),
-        (r"prompt(s|ed)|provok(e|es|ed)|spark(s|ed)|fuel(s|ed|led)", _F),
-        (r"consequently|therefore|hence|thus|in turn|as a result(?! of)", _F),
-        (r"affect(s|ed|ing)?|influenc(e|es|ed|ing)|determin(e|es|ed|ing)", _F),
-        (r"increas(e|es|ed|ing)|decreas(e|es|ed|ing)", _F),
-        (
-            r"because of|due to|owing to|as a result of|result(s|ed)? from|"
-            r"stem(s|med)? from|aris(e|es|ing) from|arose from",
-            _I,
-        ),
-    ],
-    "result": [
-        (r"result(s|ed|ing)? in", _F),
-        (r"lead(s|ing)? to|led to", _F),
-        (r"consequently|therefore|as a result(?! of)", _F),
-        (r"br(ing|ings|ought) about|gave rise to|giv(e|es) rise to", _F),
-        (r"transform(s|ed)?|reshap(e|ed|es)|creat(e|es|ed)|establish(es|ed)?", _F),
-        (r"as a result of|result(s|ed)? from|in the wake of|following", _I),
-    ],
-    "defin": [
-        (r"defin(ed|es) as|is defined|are defined|defined by", _F),
-        (r"(is|are) equal to|equals|is the product of|is given by|is measured (in|as)", _F),
-        (r"(is|are) the (rate|ratio|product|sum) of", _F),
-        (r"defin(e|es|ing)\b", _I),
-    ],
-    "enabl": [
-        (r"enabl(e|es|ed|ing)", _F),
-        (r"allow(s|ed|ing)?", _F),
-        (r"make(s)? (it )?possible|made (it )?possible|permit(s|ted)?|lets", _F),
-        (r"depend(s|ed)? on|rel(y|ies|ied) on|requir(e|es|ed)", _I),
-    ],
-    "explain": [
-        (r"explain(s|ed|ing)?", _F),
-        (r"account(s|ed)? for", _F),
-        (r"describ(e|es|ed|ing)|predict(s|ed)?", _F),
-        (r"is why|why", _F),
-    ],
-    "reduc": [
-        (r"reduc(e|es|ed|ing)|decreas(e|es|ed|ing)|lower(s|ed)\b|diminish(es|ed)?", _F),
-        (r"oppos(e|es|ed|ing)|slow(s|ed)? (down)?|weaken(s|ed)?|dissipat(e|es|ed)", _F),
-        (r"cut(s)? (down|back)|less(ens|ened)", _F),
-        (r"resist(s|ed)?|limit(s|ed)?\b", _F),
-    ],
-    "compon": [
-        (r"component(s)?", _F),
-        (r"consist(s|ed)? of|compos(ed|es) of", _F),
-        (r"made (up )?of|contain(s|ed)?|includ(e|es|ed)|compris(e|es|ed)", _F),
-        (r"component of|part of", _I),
-    ],
-    "alternat": [(r"alternative|instead of|rather than|in place of", _F)],
-    "contrast": [
-        (r"contrast(s|ed)?|unlike|whereas|differ(s|ed)? from|different from", _F),
-        (r"as opposed to|in contrast|opposite of|conflict(s|ed)? with|versus", _F),
-    ],
-    "type": [
-        (r"(is|are|was|were) (a|an|one) (type|kind|form|class|category) of", _F),
-        (r"(type|kind|class|category)(s)? of", _F),
-        (r"classified as", _F),
-        (r"called", _F),  # "forces called push, weight and friction": the passive reads back
-        (r"such as", _I),
-    ],
-    "preced": [
-        (r"preced(e|es|ed|ing)|prior to|before|paved the way|set the stage", _F),
-        (r"followed by|later|afterwards?|subsequently", _F),
-        (r"after(?! all)|followed(?! by)|succeed(s|ed)", _I),
-    ],
-    "step": [
-        (r"(step|stage|phase)s? (in|of)|first step|final step", _F),
-        (r"begin(s)? with|start(s)? with|involv(e|es)|consist(s)? of", _I),
-    ],
-    "requir": [
-        (r"requir(e|es|ed|ing)|need(s|ed)?\b|consum(e|es|ed)|use(s|d)?\b", _F),
-        (r"depend(s)? on|rel(y|ies) on|take(s)? (in|up)", _F),
-        (r"required (for|by)|needed (for|by)", _I),
-    ],
-    "input": [(r"input|substrate|fuel", _F)],
-    "produc": [
-        (r"produc(e|es|ed|ing)|generat(e|es|ed|ing)|releas(e|es|ed|ing)", _F),
-        (r"yield(s|ed)?|synthesiz(e|es|ed)|creat(e|es|ed)|mak(e|es|ing)\b", _F),
-        (r"(come|comes|came) from|derived from|product of", _I),
-    ],
-    "output": [(r"output|product(s)?\b|by-?product", _F)],
-    "cycl": [(r"cycle(s)?|regenerat(e|es|ed)|recycl(e|es|ed)|repeat(s|ed)?", _F)],
-    "serv": [
-        (r"serv(e|es|ed|ing) (as|to|in|for)|function(s)? (as|in|to)|role in", _F),
-        (r"responsible for|used (for|to)|site of|power(s)?\b|provid(e|es|ed)", _F),
-    ],
-    "function": [(r"function(s)?\b|role", _F)],
-    "part": [
-        (r"part of|belong(s|ed)? to|member of|one of the|component of", _F),
-        (
-            r"includ(e|es|ed|ing)|contain(s|ed)?|consist(s)? of|compris(e|es|ed)|"
-            r"made up of|divided into",
-            _I,
-        ),
-    ],
-    "locat": [
-        (r"located (in|at|on)|found (in|at|on)|occur(s|red)? (in|at|on)", _F),
-        (r"take(s)? place (in|at)|took place (in|at)|resid(e|es) in|inside|within", _F),
-        (r"contain(s|ed)?|hous(e|es|ed)|site of", _I),
-    ],
-    "activat": [
-        (r"activat(e|es|ed|ing)|promot(e|es|ed|ing)|stimulat(e|es|ed|ing)", _F),
-        (r"induc(e|es|ed|ing)|increas(e|es|ed|ing)|enhanc(e|es|ed)|turn(s|ed)? on", _F),
-        (r"upregulat(e|es|ed)|encourag(e|es|ed)|boost(s|ed)?|strengthen(s|ed)?", _F),
-    ],
-    "promot": [(r"promot(e|es|ed|ing)|support(s|ed)?|spread(s)?|advanc(e|es|ed)", _F)],
-    "inhibit": [
-        (r"inhibit(s|ed|ing)?|repress(es|ed)?|block(s|ed)?|prevent(s|ed)?", _F),
-        (r"suppress(es|ed)?|turn(s|ed)? off|stop(s|ped)?\b|halt(s|ed)?", _F),
-        (r"interfer(e|es|ed) with|crush(ed|es)?|ban(s|ned)?\b|outlaw(ed)?", _F),
-    ],
-    "repress": [(r"repress(es|ed)?|suppress(es|ed)?|silenc(e|es|ed)", _F)],
-    "ideolog": [
-        (r"ideolog(y|ies|ical)|idea(s)?\b|inspir(e|es|ed)|influenc(e|es|ed)", _F),
-        (r"philosoph(y|ies|ical|er|ers)|doctrine|belief(s)?|principle(s)?", _F),
-        (r"basis for|justif(y|ied|ies)|advocat(e|es|ed)", _F),
-        (r"based on|rooted in|drew on|inspired by", _I),
-    ],
-    "basi": [(r"basis|foundation|underpin(s|ned)?|based on", _F)],
-    "context": [
-        (r"context|background|setting|backdrop|climate of|circumstances", _F),
-        (r"during|amid|in the (era|age|period) of|at the time of", _I),
-    ],
-    "exampl": [
-        (r"example(s)? of|instance of|illustrat(e|es|ed|ion)|case of", _F),
-        (r"such as|for example|for instance|e\.g\.|including", _I),
-    ],
-    "suppl": [
-        (r"suppl(y|ies|ied|ying)|deliver(s|ed|ing)?|feed(s|ing)?\b|fed\b", _F),
-        (r"(carr(y|ies|ied)|send(s)?|sent|pump(s|ed)?|lift(s|ed)?) .{0,40}\b(to|toward)", _F),
-        (r"supplied by|fed by|comes from|draws (water )?from", _I),
-    ],
-    "drain": [
-        (r"drain(s|ed)? (in)?to|flow(s|ed)? (in)?to|empt(y|ies|ied) into", _F),
-        (
-            r"discharg(e|es|ed)|end(s|ed)? up in|run(s)? (off )?into|carr(y|ies|ied) .{0,40}"
-            r"\binto",
-            _F,
-        ),
-    ],
-    "recharg": [
-        (r"recharg(e|es|ed|ing)|refill(s|ed)?|replenish(es|ed)?|top(s|ped)? up", _F),
-        (r"soak(s|ed)? into|seep(s|ed)? into", _F),
-    ],
-    "prevent": [
-        (r"prevent(s|ed|ing)?|stop(s|ped)?\b|avoid(s|ed)?|protect(s|ed)? .{0,30}from", _F),
-        (r"keep(s)? .{0,30} from|block(s|ed)?", _F),
-    ],
-    "control": [
-        (r"control(s|led|ling)?|regulat(e|es|ed)|adjust(s|ed)?|manag(e|es|ed)", _F),
-        (r"operat(e|es|ed)|set(s)? (how|the)|open(s|ed)? and clos", _F),
-    ],
-    "chang": [
-        (r"chang(e|es|ed)|transform(s|ed)?|reform(s|ed)?|overthr(ew|ow|own)", _F),
-        (r"collaps(e|ed)|abolish(ed)?|end(ed)? (of)?|rise of|fall of|new\b", _F),
-    ],
-}
+
+def _load_lexicon() -> dict[str, list[tuple[str, bool]]]:
+    """The cue lexicon (relation_cues.toml), keyed by the stem of a label word: per key its
+    cues in order, (regex over the lower-cased evidence, inverse)."""
+    table = package_toml("construction.pipeline", "relation_cues.toml")
+    return {key: [(rx, inverse) for rx, inverse in cues] for key, cues in table.items()}
+
+
+LEXICON = _load_lexicon()
+
 # Qualifiers of a label ("political cause"): the evidence must also speak of that sphere.
 QUALIFIERS: dict[str, str] = {
     "politic": r"politic(s|al)?|government(s)?|state(s)?\b|power|war(s)?\b|treat(y|ies)|"

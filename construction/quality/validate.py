@@ -141,6 +141,19 @@ def quoted_facts(reason: str, pool: list[str]) -> list[str]:
     return [f for f in pool if f and norm(f) in low]
 
 
+def _pass_unless(
+    name: str, offending: list[str], value: str, detail: str, otherwise: Status = "fail"
+) -> Check:
+    """A check that passes when nothing offends it."""
+    return Check(
+        name=name,
+        status=otherwise if offending else "pass",
+        value=value,
+        detail=detail,
+        offending=offending,
+    )
+
+
 def check_structure(questions: list[dict]) -> Check:
     bad = []
     for q in questions:
@@ -148,12 +161,11 @@ def check_structure(questions: list[dict]) -> Check:
         if t == 0 or d == 0:
             bad.append(f"q{q['id']}: {t} targets, {d} distractors")
     n = len(questions)
-    return Check(
-        name="structure",
-        status="fail" if bad else "pass",
-        value=f"{n - len(bad)}/{n}",
-        detail="targets a non-empty proper subset of the valid paths",
-        offending=bad,
+    return _pass_unless(
+        "structure",
+        bad,
+        f"{n - len(bad)}/{n}",
+        "targets a non-empty proper subset of the valid paths",
     )
 
 
@@ -164,12 +176,11 @@ def check_hops(questions: list[dict]) -> Check:
             hops, labels, keys = p["hops"], p["labels"] or [], p["keys"] or []
             if not (1 <= (hops or 0) <= 3) or len(labels) != hops or len(keys) != hops + 1:
                 bad.append(f"q{q['id']}: {p['signature']} ({hops} hops)")
-    return Check(
-        name="hops",
-        status="fail" if bad else "pass",
-        value=f"{len(bad)} bad paths",
-        detail="every valid path 1-3 hops, concepts and labels consistent",
-        offending=sorted(set(bad)),
+    return _pass_unless(
+        "hops",
+        sorted(set(bad)),
+        f"{len(bad)} bad paths",
+        "every valid path 1-3 hops, concepts and labels consistent",
     )
 
 
@@ -183,12 +194,11 @@ def check_paths_in_graph(questions: list[dict], edges: list[dict]) -> Check:
                 if (keys[i], label, keys[i + 1]) not in graph:
                     bad.append(f"{p['signature']}: no edge {keys[i]} -{label}-> {keys[i + 1]}")
     bad = sorted(set(bad))
-    return Check(
-        name="paths_in_graph",
-        status="fail" if bad else "pass",
-        value=f"{len(bad)} missing edges",
-        detail="every hop of every valid path is a labeled edge of the graph",
-        offending=bad,
+    return _pass_unless(
+        "paths_in_graph",
+        bad,
+        f"{len(bad)} missing edges",
+        "every hop of every valid path is a labeled edge of the graph",
     )
 
 
@@ -320,12 +330,9 @@ def check_duplicates(questions: list[dict]) -> tuple[Check, int]:
     counts = Counter(" ".join((q["text"] or "").split()).lower() for q in questions)
     dups = {t: n for t, n in counts.items() if n > 1}
     extra = sum(n - 1 for n in dups.values())
-    return Check(
-        name="duplicates",
-        status="fail" if dups else "pass",
-        value=f"{extra} duplicate questions",
-        detail="no two questions share a text",
-        offending=[f"{n}x {t[:100]}" for t, n in sorted(dups.items())],
+    offending = [f"{n}x {t[:100]}" for t, n in sorted(dups.items())]
+    return _pass_unless(
+        "duplicates", offending, f"{extra} duplicate questions", "no two questions share a text"
     ), extra
 
 
@@ -338,12 +345,12 @@ def check_perspectives(questions: list[dict], perspectives: list[Perspective]) -
         if q["targets"] and frozenset(t["uid"] for t in q["targets"]) not in sets
     ]
     n = len(questions)
-    return Check(
-        name="perspectives",
-        status="warn" if bad else "pass",
-        value=f"{n - len(bad)}/{n}",
-        detail="target set = the valid paths sharing a relation (label or category) at one hop",
-        offending=bad,
+    return _pass_unless(
+        "perspectives",
+        bad,
+        f"{n - len(bad)}/{n}",
+        "target set = the valid paths sharing a relation (label or category) at one hop",
+        otherwise="warn",
     )
 
 

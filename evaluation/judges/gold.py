@@ -18,9 +18,14 @@ from pydantic import BaseModel
 
 from evaluation.judges.gold_kinds import KINDS, GoldKind, kind_of_style, setting_of_style
 from evaluation.models import EvalQuestion, Setting
-from evaluation.runs.jsonl_rows import Bad, JsonlRows, question_of, questions_by_id
+from evaluation.runs.jsonl_rows import (
+    Bad,
+    JsonlRows,
+    answer_text,
+    question_of,
+    questions_by_id,
+)
 from evaluation.runs.questions import EvalInputError
-from kg.input_rules import blank
 
 SETTINGS = [s.value for s in Setting]
 
@@ -102,11 +107,9 @@ def load_gold(
     `kind`: the kind of answers of lines that declare none (else inferred from the style)."""
     rows = JsonlRows(path, GoldFileError)
     by_id = questions_by_id(questions)
-    problems = rows.problems
     out: list[GoldAnswer] = []
     seen: dict[str, int] = {}
     for n, row, bad in rows:
-        before = len(problems)
         aid = row.get("answer_id")
         if not isinstance(aid, str) or not aid.strip():
             bad("answer_id", "missing (a non-empty string)")
@@ -114,11 +117,9 @@ def load_gold(
             bad("answer_id", f"duplicate of line {seen[aid]}")
         else:
             seen[aid] = n
-        answer = row.get("answer")
-        if not isinstance(answer, str):
-            bad("answer", "missing (the answer text)")
-        elif blank(answer):
-            bad("answer", "empty: a gold answer needs its text")
+        answer = answer_text(
+            row, bad, "missing (the answer text)", "empty: a gold answer needs its text"
+        )
         style = row.get("style", "unspecified")
         if not isinstance(style, str) or not style.strip():
             bad("style", "must be a non-empty string when given")
@@ -146,7 +147,7 @@ def load_gold(
             bad("setting", f"must be one of {', '.join(SETTINGS)} when given, got {setting!r}")
         style_name = style.strip() if isinstance(style, str) else ""
         gold_kind = _kind(row, style_name, kind, bad)
-        if len(problems) == before and q is not None:
+        if rows.line_ok and q is not None:
             out.append(
                 GoldAnswer(
                     answer_id=aid,
@@ -161,10 +162,7 @@ def load_gold(
                     line=n,
                 )
             )
-    if not problems and not out:
-        problems.append(f"{path}:1:-: no gold answers in the file")
-    if problems:
-        raise GoldFileError(problems)
+    rows.finish(bool(out), "no gold answers in the file")
     return out
 
 

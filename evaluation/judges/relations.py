@@ -22,6 +22,7 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict
 
 from evaluation.judges.text import STOPWORDS, content_stems, stems
+from kg.package_data import package_toml
 
 
 class Family(BaseModel):
@@ -301,71 +302,16 @@ FAMILIES: dict[str, Family] = {
     ]
 }
 
-# Label words -> (family, flipped): the first rule whose words all occur in the label wins.
-# `flipped` marks labels stated from the other end ("A HAS_COMPONENT B" = "B is part of A").
-_LABEL_RULES: list[tuple[tuple[str, ...], str, bool]] = [
-    (("DYSREGULATED",), "pathology", False),
-    (("PATHOLOGICAL",), "pathology", False),
-    (("IDEOLOGICAL",), "basis", False),
-    (("BASIS",), "basis", False),
-    (("RESULTS", "CHANGE"), "change", False),
-    (("REGENERATES",), "regenerate", False),
-    (("REGULATORY", "FEEDBACK"), "feedback", False),
-    (("FEEDBACK",), "feedback", False),
-    (("FORCE", "POTENTIAL"), "force", False),
-    (("COMPARTMENTS",), "location", False),
-    (("EVOLUTIONARILY",), "derive", False),
-    (("DERIVED",), "derive", False),
-    (("COUNTERPART",), "cycle", False),
-    (("COMPLEMENTARY",), "cycle", False),
-    (("CYCLE",), "cycle", False),
-    (("CAUSE",), "cause", False),
-    (("CAUSES",), "cause", False),
-    (("SUBSEQUENT",), "order", True),
-    (("FOLLOWS",), "order", True),
-    (("PRECEDES",), "order", False),
-    (("CONTRASTS",), "contrast", False),
-    (("ALTERNATIVE",), "alternative", False),
-    (("EXAMPLES",), "shared", False),
-    (("EXAMPLE",), "example", False),
-    (("SPECIAL", "CASE"), "special_case", False),
-    (("TYPE",), "type", False),
-    (("STEP",), "part", False),
-    (("PART",), "part", False),
-    (("HAS", "COMPONENT"), "part", True),
-    (("COMPONENT",), "part", False),
-    (("EXPLAINS",), "explain", False),
-    (("CONTEXT",), "context", False),
-    (("ENABLES",), "function", False),
-    (("SERVES",), "function", False),
-    (("FUNCTION",), "function", False),
-    (("REQUIRES",), "input", False),
-    (("PROVIDES", "INPUT"), "output", False),
-    (("PRODUCES",), "output", False),
-    (("OUTPUT",), "output", False),
-    (("ACTIVATES",), "promote", False),
-    (("PROMOTES",), "promote", False),
-    (("INHIBITS",), "inhibit", False),
-    (("REPRESSES",), "inhibit", False),
-    (("PREVENTS",), "inhibit", False),
-    (("REDUCES",), "inhibit", False),
-    (("DEFINED",), "define", False),
-    (("SHARES",), "shared", False),
-    (("SHARE",), "shared", False),
-    (("SETPOINT",), "setpoint", False),
-    (("CONTROLS",), "operate", False),
-    (("COMMANDS",), "operate", False),
-    (("MONITORS",), "observe", False),
-    (("READS",), "observe", False),
-    (("MEASURES",), "observe", False),
-    (("DISPLAYS",), "observe", False),
-    (("OBSERVES",), "observe", False),
-    (("FILLS",), "transfer", False),
-    (("SUPPLIES",), "transfer", False),
-    (("DRAINS",), "transfer", False),
-    (("RECHARGES",), "transfer", False),
-    (("FEEDS",), "transfer", False),
-]
+
+def _load_label_rules() -> list[tuple[tuple[str, ...], str, bool]]:
+    """Label words -> (family, flipped), in order (label_rules.toml): the first rule whose
+    words all occur in the label wins."""
+    rules = package_toml("evaluation.judges", "label_rules.toml")["rules"]
+    return [(tuple(words.split()), family, flipped) for words, family, flipped in rules]
+
+
+_LABEL_RULES = _load_label_rules()
+
 # Words that narrow a family ("a political cause", "an economic cause"): an answer that gives
 # the cause another of these qualifiers states a different edge.
 QUALIFIERS = frozenset(

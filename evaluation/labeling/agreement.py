@@ -73,10 +73,7 @@ def load_labels(path: Path, *, need_rows: bool = True) -> dict[str, LabelRow]:
                     bad(field, "missing (a label file is a gold file: see `kg judge annotate`)")
         if not wrong:
             out[aid] = LabelRow(answer_id=aid, present=present, row=row, line=n)
-    if not rows.problems and not out:
-        rows.problems.append(f"{path}:1:-: no labeled answers in the file")
-    if rows.problems:
-        raise TaskFileError(rows.problems)
+    rows.finish(bool(out), "no labeled answers in the file")
     return out
 
 

@@ -172,8 +172,5 @@ def load_task(path: Path) -> list[TaskItem]:
             if not p.edges:
                 bad(f"paths[{i}].edges", "a path needs at least one edge")
         out.append(item)
-    if not rows.problems and not out:
-        rows.problems.append(f"{path}:1:-: no answers in the task file")
-    if rows.problems:
-        raise TaskFileError(rows.problems)
+    rows.finish(bool(out), "no answers in the task file")
     return out

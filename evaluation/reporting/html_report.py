@@ -178,6 +178,9 @@ def embed_json(payload: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+_SHARED = "evaluation.reporting"  # holds the parts every page shares: page_head.html, dom.js
+
+
 def _template(package: str, name: str) -> str:
     return (resources.files(package) / "html_template" / name).read_text(encoding="utf-8")
 
@@ -187,9 +190,11 @@ def _sha256(text: str) -> str:
 
 
 def render_page(package: str, stem: str, data: Any, title: str) -> str:
-    """A self-contained page: `package`'s html_template/{stem}.html with {stem}.css/.js inlined
-    and `data` as the JSON block, under a CSP that allows only those two (by hash)."""
-    css, js = _template(package, f"{stem}.css"), _template(package, f"{stem}.js")
+    """A self-contained page: the shared head (page_head.html) and `package`'s
+    html_template/{stem}.html, with {stem}.css and the shared dom.js + {stem}.js inlined and
+    `data` as the JSON block, under a CSP that allows only those two (by hash)."""
+    css = _template(package, f"{stem}.css")
+    js = _template(_SHARED, "dom.js") + _template(package, f"{stem}.js")
     csp = (
         f"default-src 'none'; script-src 'sha256-{_sha256(js)}'; "
         f"style-src 'sha256-{_sha256(css)}'; img-src data:; base-uri 'none'; "
@@ -203,7 +208,8 @@ def render_page(package: str, stem: str, data: Any, title: str) -> str:
         "CSP": html.escape(csp, quote=False),
     }  # no " in it
     # one pass: text inside the data is never taken for a placeholder
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _template(package, f"{stem}.html"))
+    page = _template(_SHARED, "page_head.html") + _template(package, f"{stem}.html")
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], page)
 
 
 def render_html(payload: dict[str, Any], title: str) -> str:

@@ -18,12 +18,11 @@ from evaluation.judges.gold import GoldFileError, file_hash
 from evaluation.models import EvalQuestion
 from evaluation.responders.tokens import REGEX_TOKENIZER, count_tokens
 from evaluation.runs import store as runs
-from evaluation.runs.jsonl_rows import JsonlRows, question_of, questions_by_id
+from evaluation.runs.jsonl_rows import JsonlRows, answer_text, question_of, questions_by_id
 from evaluation.runs.questions import EvalInputError
 from kg import __version__
 from kg import runs as kg_runs
 from kg.ids import answer_uid
-from kg.input_rules import blank
 from kg.runs import RunStatus
 from kg.store import Store
 
@@ -57,17 +56,16 @@ class ImportSummary(BaseModel):
 def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAnswer]:
     rows = JsonlRows(path, AnswerFileError)
     by_id = questions_by_id(questions)
-    problems = rows.problems
     out: list[ImportedAnswer] = []
     seen: dict[str, int] = {}
     for n, row, bad in rows:
-        before = len(problems)
         q = question_of(row, by_id, bad)
-        text = row.get("answer")
-        if not isinstance(text, str):
-            bad("answer", "missing (the answer text, a string)")
-        elif blank(text):
-            bad("answer", "empty: an answer with no text cannot be judged")
+        text = answer_text(
+            row,
+            bad,
+            "missing (the answer text, a string)",
+            "empty: an answer with no text cannot be judged",
+        )
         model = row.get("model", "")
         if model is None:
             model = ""
@@ -90,7 +88,7 @@ def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAns
                 )
             else:
                 seen[q.uid] = n
-        if len(problems) == before and q is not None:
+        if rows.line_ok and q is not None:
             given = counts["completion_tokens"]
             out.append(
                 ImportedAnswer(
@@ -103,10 +101,7 @@ def parse_answers(path: Path, questions: list[EvalQuestion]) -> list[ImportedAns
                     tokens_source="usage" if given is not None else REGEX_TOKENIZER,
                 )
             )
-    if not problems and not out:
-        problems.append(f"{path}:1:-: no answers in the file")
-    if problems:
-        raise AnswerFileError(problems)
+    rows.finish(bool(out), "no answers in the file")
     return out
 
 

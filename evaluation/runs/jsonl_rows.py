@@ -6,10 +6,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from evaluation.models import EvalQuestion
-from kg.input_rules import parse_id
+from kg.input_rules import blank, parse_id
 from kg.jsonl import Bad, JsonlRows
 
-__all__ = ["Bad", "JsonlRows", "question_of", "questions_by_id"]
+__all__ = ["Bad", "JsonlRows", "answer_text", "question_of", "questions_by_id"]
+
+
+def answer_text(row: dict, bad: Bad, missing: str, empty: str) -> str:
+    """The row's `answer` text; `missing` / `empty` go to `bad` when it is no string / blank
+    (then the line is not kept and the "" returned is never used)."""
+    text = row.get("answer")
+    if not isinstance(text, str):
+        bad("answer", missing)
+        return ""
+    if blank(text):
+        bad("answer", empty)
+    return text
 
 
 def questions_by_id(questions: list[EvalQuestion]) -> dict[int, list[EvalQuestion]]:

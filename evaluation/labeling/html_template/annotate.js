@@ -7,24 +7,7 @@
   var state = { i: 0, sel: 0, labels: {} };
   try { state.labels = JSON.parse(localStorage.getItem(D.key) || "{}") || {}; } catch (e) { }
 
-  function el(tag, attrs) {
-    var e = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      var v = attrs[k];
-      if (v === null || v === undefined || v === false) return;
-      if (k === "class") e.className = v;
-      else if (k === "text") e.textContent = String(v);
-      else if (k.slice(0, 2) === "on") e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, String(v));
-    });
-    for (var i = 2; i < arguments.length; i++) add(e, arguments[i]);
-    return e;
-  }
-  function add(parent, c) {  // nodes, text and (nested) arrays; null skipped
-    if (c === null || c === undefined) return;
-    if (Array.isArray(c)) { c.forEach(function (x) { add(parent, x); }); return; }
-    parent.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
-  }
+  var el = kgDom.el;
   function lab(item) {
     var l = state.labels[item.answer_id];
     if (!l) l = state.labels[item.answer_id] = { paths: {}, edges: {} };

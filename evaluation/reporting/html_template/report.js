@@ -5,30 +5,7 @@
   var D = JSON.parse(document.getElementById("kg-data").textContent);
   var app = document.getElementById("app");
 
-  function el(tag, attrs) {
-    var e = document.createElement(tag);
-    if (attrs) {
-      Object.keys(attrs).forEach(function (k) {
-        var v = attrs[k];
-        if (v === null || v === undefined || v === false) return;
-        if (k === "class") e.className = v;
-        else if (k === "text") e.textContent = String(v);
-        else if (k.slice(0, 2) === "on") e.addEventListener(k.slice(2), v);
-        else e.setAttribute(k, String(v));
-      });
-    }
-    for (var i = 2; i < arguments.length; i++) add(e, arguments[i]);
-    return e;
-  }
-  function add(parent) {  // add(parent, child...): nodes, text, arrays; null/false skipped
-    for (var i = 1; i < arguments.length; i++) {
-      var child = arguments[i];
-      if (child === null || child === undefined || child === false) continue;
-      if (Array.isArray(child)) { child.forEach(function (c) { add(parent, c); }); continue; }
-      parent.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
-    }
-    return parent;
-  }
+  var el = kgDom.el, add = kgDom.add;
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
   function pct(v) { return v === null || v === undefined ? "–" : (100 * v).toFixed(1); }
   function num(v, d) { return v === null || v === undefined ? "–" : Number(v).toFixed(d); }

@@ -301,16 +301,20 @@ class _Pipeline:
         try:
             await asyncio.gather(*(worker() for _ in range(max(1, workers))))
         finally:
-            # never cancel a flush midway: its batch would be written but not counted
-            finished.set()
-            await tick
-            if self.db_error is None:  # answers gathered for a batch judge are judged
-                await self.judge_answered()
-            if self._flushing is not None:
-                await self._flushing
-            await self.flush()
-            for c in self.clients:
-                await c.aclose()
+            try:
+                # never cancel a flush midway: its batch would be written but not counted
+                finished.set()
+                await tick
+                if self.db_error is None:  # answers gathered for a batch judge are judged
+                    await self.judge_answered()
+                if self._flushing is not None:
+                    await self._flushing
+                await self.flush()
+            finally:
+                # HTTP pools closed whatever the flush did (a SIGTERM mid-run left an aiohttp
+                # session unclosed, and its warning after the one-line message)
+                for c in self.clients:
+                    await asyncio.shield(c.aclose())
 
 
 def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> RunSummary:

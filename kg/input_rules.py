@@ -29,23 +29,41 @@ def strip_bom(data: bytes) -> bytes:
     return data[len(BOM) :] if data.startswith(BOM) else data
 
 
+_NOT_UTF8 = "not valid UTF-8: byte 0x{byte:02x} at column {col} (save the file as UTF-8)"
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """A file's lines as bytes: a leading BOM skipped, `\r\n` read as `\n`, no final empty
+    line after the last newline."""
+    lines = [raw.removesuffix(b"\r") for raw in strip_bom(data).split(b"\n")]
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def decode_line(
+    raw: bytes, not_utf8: str = _NOT_UTF8, too_long: str = "", max_bytes: int | None = None
+) -> tuple[str | None, str | None]:
+    """(text, None) for a UTF-8 line; (None, problem) for one longer than `max_bytes` or not
+    UTF-8 (`not_utf8` formats {byte} {col}; `too_long` {size} {limit})."""
+    if max_bytes is not None and len(raw) > max_bytes:
+        return None, too_long.format(size=len(raw), limit=max_bytes)
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, not_utf8.format(byte=raw[exc.start], col=exc.start + 1)
+
+
 def decode_lines(path: Path, data: bytes) -> tuple[list[str | None], list[str]]:
     """The file's lines as text (None for a line that is not UTF-8) and one problem per such
     line, naming its line and column. A leading BOM is skipped."""
     lines: list[str | None] = []
     problems: list[str] = []
-    for n, raw in enumerate(strip_bom(data).split(b"\n"), start=1):
-        raw = raw.removesuffix(b"\r")
-        try:
-            lines.append(raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            lines.append(None)
-            problems.append(
-                f"{path}:{n}:-: not valid UTF-8: byte 0x{raw[exc.start]:02x} at column "
-                f"{exc.start + 1} (save the file as UTF-8)"
-            )
-    if lines and lines[-1] == "":
-        lines.pop()
+    for n, raw in enumerate(split_lines(data), start=1):
+        text, problem = decode_line(raw)
+        lines.append(text)
+        if problem:
+            problems.append(f"{path}:{n}:-: {problem}")
     return lines, problems
 
 

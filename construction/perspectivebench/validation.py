@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from construction.perspectivebench.models import BenchQuestion, PathEntry, RawLine
 from construction.perspectivebench.report import Problem
-from kg import json_checks
-from kg.input_rules import blank, strip_bom
+from kg.input_rules import blank, split_lines, strip_bom
+from kg.jsonl import JsonLine, Wording, json_lines
 from kg.paths import (
     IDENT,
     MISSING_LABEL,
@@ -82,22 +82,13 @@ class _LineChecker:
     def warn(self, fld: str, message: str) -> None:
         self.warnings.append(Problem(file=self.file, line=self.line, field=fld, message=message))
 
-    def check(self, text: str) -> BenchQuestion | None:
-        try:
-            obj = json_checks.loads(text)
-        except json.JSONDecodeError as exc:
-            self.error("-", f"broken JSON: {exc.msg} (column {exc.colno})")
+    def check(self, line: JsonLine) -> BenchQuestion | None:
+        """The question on a line `json_lines` read (its problems become this line's errors)."""
+        for p in line.problems:
+            self.error(p.field, p.message)
+        if not line.ok:
             return None
-        except json_checks.JSONProblem as exc:
-            self.error(exc.field, exc.problem)
-            return None
-        if not isinstance(obj, dict):
-            self.error("-", f"expected a JSON object, got {type(obj).__name__}")
-            return None
-        if problems := json_checks.scan(obj):  # what the graph cannot store, with its field
-            for p in problems:
-                self.error(p.field, p.problem)
-            return None
+        obj = line.value
         try:
             raw = RawLine.model_validate(obj)
         except ValidationError as exc:
@@ -230,29 +221,23 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _decode(raw: bytes, chk: _LineChecker, max_bytes: int) -> str | None:
-    if len(raw) > max_bytes:
-        chk.error("-", f"line is {len(raw):,} bytes; the limit is {max_bytes:,} bytes")
-        return None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        chk.error("-", f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1}")
-        return None
+# the PerspectiveBench wording of the shared line problems (kg.jsonl), pinned by its tests
+_WORDING = Wording(
+    not_json="broken JSON: {msg} (column {col})",
+    not_object="expected a JSON object, got {type}",
+    not_utf8="not valid UTF-8: byte 0x{byte:02x} at column {col}",
+)
 
 
 def _read_lines(path: Path, result: ValidationResult) -> list[bytes] | None:
     if not path.is_file():
         result.errors.append(Problem(file=str(path), line=0, message="no such file"))
         return None
-    data = strip_bom(path.read_bytes())  # the importer-wide BOM rule (kg.input_rules)
-    if not data.strip():
+    data = path.read_bytes()
+    if not strip_bom(data).strip():  # the importer-wide BOM rule (kg.input_rules)
         result.errors.append(Problem(file=str(path), line=0, message="file is empty: no questions"))
         return None
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
+    return split_lines(data)
 
 
 class _CrossLine:
@@ -315,21 +300,17 @@ def validate_files(
         lines = _read_lines(Path(path), result)
         if lines is None:
             continue
-        for n, raw in enumerate(lines, start=1):
+        for line, raw in zip(json_lines(lines, _WORDING, max_line_bytes), lines, strict=True):
             result.lines_read += 1
-            chk = _LineChecker(str(path), n)
-            text = _decode(raw, chk, max_line_bytes)
-            if text is not None and not text.strip():
+            if line.blank:
                 result.blank_lines += 1
                 continue
-            q = chk.check(text) if text is not None else None
-            ref = LineRef(
-                str(path),
-                n,
-                text
-                if text is not None
-                else raw[:max_line_bytes].decode("utf-8", errors="replace"),
-            )
+            chk = _LineChecker(str(path), line.n)
+            q = chk.check(line)
+            text = line.text
+            if text is None:
+                text = raw[:max_line_bytes].decode("utf-8", errors="replace")
+            ref = LineRef(str(path), line.n, text)
             result.warnings.extend(chk.warnings)
             if chk.errors:
                 result.errors.extend(chk.errors)

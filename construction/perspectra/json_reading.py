@@ -10,6 +10,7 @@ from typing import Any
 from construction.perspectra.errors import PerspectraInputError, Problem
 from kg import json_checks
 from kg.input_rules import strip_bom
+from kg.jsonl import Wording, json_lines
 
 
 def read_utf8(path: Path) -> str:
@@ -96,20 +97,24 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
     return _checked(path, _jsonl_records(path))
 
 
+# PERSPECTRA's wording of the shared line problems (kg.jsonl), pinned by its tests: any JSON
+# value, the graph checks left to `_checked` (shared with the list reader)
+_WORDING = Wording(
+    not_json="invalid JSON: {msg} (column {col})",
+    json_field="<line>",
+    objects_only=False,
+    scan=False,
+)
+
+
 def _jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
-    text = read_utf8(path)
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            value = json_checks.loads(raw)
-        except json.JSONDecodeError as e:
-            raise PerspectraInputError(
-                path, [Problem.at(lineno, "<line>", f"invalid JSON: {e.msg} (column {e.colno})")]
-            ) from None
-        except json_checks.JSONProblem as e:
-            raise PerspectraInputError(path, [Problem.at(lineno, "<line>", e.problem)]) from None
-        yield lineno, value
+    """Stops at the first line that is not JSON. The whole file is decoded first (its UTF-8
+    problem comes before any line's) and split as `str.splitlines` does."""
+    for line in json_lines(read_utf8(path).splitlines(), _WORDING):
+        if line.problems:
+            raise PerspectraInputError(path, line.problems[:1])
+        if line.ok:
+            yield line.n, line.value
 
 
 def records(path: Path) -> Iterator[tuple[int, Any]]:

@@ -319,14 +319,18 @@ def execute(
     spec: RunSpec,
     progress: Progress | None = None,
     announce: Callable[[CostPlan], None] | None = None,
+    refuse_over_budget: bool = True,
 ) -> RunSummary:
     """Run (or resume) an evaluation run, or a judge run over a source run's answers. The
-    cost plan of what is left is made first (`announce`d) and refused over `--max-cost`."""
+    cost plan of what is left is made first (`announce`d) and, unless told otherwise, refused
+    when its estimate exceeds `--max-cost`; the ledger still stops a run that spends more
+    than the estimate said."""
     plan = plan_run(store, spec)
     cost = cost_plan(plan)
     if announce is not None:
         announce(cost)
-    check_budget(cost, spec)
+    if refuse_over_budget:
+        check_budget(cost, spec)
     with leases.hold(store, f"run:{plan.run_id}", plan.run_id, spec.kind) as lease:
         hold_questions(store, lease, plan.questions, spec)
         return _execute_leased(plan, lease, progress)

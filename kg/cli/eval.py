@@ -274,9 +274,10 @@ def plan_cmd(
     gen: Generation = Generation.options(),
     robust: Robustness = Robustness.options(),
 ) -> None:
-    """What `kg eval run` with these options would ask, before anything is asked: model
-    calls, prompt and completion tokens and cost per role, and the wall time. Nothing is
-    called and nothing is written; prompt tokens are counted on the prompts the run sends."""
+    """What `kg eval run` with these options would ask and cost, before anything is asked.
+
+    Model calls, prompt and completion tokens and cost per role, and the wall time. Nothing
+    is called and nothing is written; prompt tokens are counted on the prompts the run sends."""
     from evaluation.runs.runner import cost_plan, plan_run
 
     spec = _run_spec(answering, llm, judging, scoring, sel, spend, gen, robust)

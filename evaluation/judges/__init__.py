@@ -37,6 +37,7 @@ def __getattr__(name: str) -> Any:
         return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "DEFAULT_JUDGE",
     "EdgeEvidenceJudge",

@@ -5,9 +5,11 @@ PROOF formulations and decoder points count exactly as they are asked) and rende
 each item sends with the responder's and the judge's own prompt builders (`planned_request`,
 `planned_requests`). Prompt tokens are counted with the regex tokenizer the product uses when a
 server reports no usage (evaluation/responders/tokens.py): an estimate, named in the plan.
-Completion tokens are `--max-tokens` where given (a ceiling) or an assumed length per role. The
-judge of an LLM responder's answer is sized with an answer of the responder's estimated length;
-offline responders' answers and a judge run's stored answers are judged as they are.
+Completion tokens are, for an LLM responder, the mean its earlier runs' answers report (server
+usage), else `--max-tokens` (a ceiling), else an assumed length; the judges' are `--max-tokens` or
+an assumed length per role. The judge of an LLM responder's answer is sized with an answer of the
+responder's estimated length; offline responders' answers and a judge run's stored answers are
+judged as they are.
 Repair requests (a reply that fails its schema) are not foreseen: a real run may send a few more.
 """
 
@@ -47,6 +49,7 @@ class RoleEstimate(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None  # None: the price table has no price for the model
+    completion_source: str = "assumed"  # "--max-tokens", "observed (N answers)" or "assumed"
 
 
 class CostPlan(BaseModel):
@@ -60,7 +63,6 @@ class CostPlan(BaseModel):
     wall_s: float = 0.0
     latency_s: float = DEFAULT_LATENCY_S
     tokenizer: str = REGEX_TOKENIZER
-    completion_source: str = "assumed"  # or "--max-tokens"
 
     @property
     def calls(self) -> int:
@@ -119,10 +121,25 @@ def variant_role(v: AnswerVariant) -> str:
     return "responder"
 
 
-def _completion(client: LLMClient | None, role: str) -> int:
+def _completion(client: LLMClient | None, role: str) -> tuple[int, str]:
+    """Tokens per reply of a role and where the figure comes from."""
     if client is not None and client.config.max_tokens:
-        return client.config.max_tokens
-    return ASSUMED_COMPLETION["responder" if role in RESPONDER_ROLES else role]
+        return client.config.max_tokens, "--max-tokens"
+    return ASSUMED_COMPLETION["responder" if role in RESPONDER_ROLES else role], "assumed"
+
+
+def _answer_length(plan: RunPlan) -> tuple[int, str]:
+    """An LLM responder's reply length: the mean its earlier stored answers report (server
+    usage, capped by --max-tokens), else --max-tokens, else the assumed length."""
+    tokens, source = _completion(plan.r_client, "responder")
+    if plan.responder is None or plan.responder.offline:
+        return tokens, source
+    row = plan.store.query("eval/observed_answer_tokens", responder=plan.responder.name)[0]
+    if not row["answers"]:
+        return tokens, source
+    mean = round(row["mean_tokens"])
+    cap = plan.r_client.config.max_tokens if plan.r_client else None
+    return (min(mean, cap) if cap else mean), f"observed ({row['answers']} earlier answers)"
 
 
 def _answer_texts(plan: RunPlan, items: list[WorkItem], answer_tokens: int) -> list[str]:
@@ -170,20 +187,22 @@ def estimate(
     r_model = plan.r_client.config.model if plan.r_client else ""
     j_model = plan.j_client.config.model if plan.j_client else ""
 
-    def add(role: str, model: str, prompt: str, completion: int) -> None:
-        r = roles.setdefault(role, RoleEstimate(role=role, model=model))
+    def add(role: str, model: str, prompt: str, completion: tuple[int, str]) -> None:
+        r = roles.setdefault(
+            role, RoleEstimate(role=role, model=model, completion_source=completion[1])
+        )
         r.calls += 1
         r.prompt_tokens += count_tokens(prompt)
-        r.completion_tokens += completion
+        r.completion_tokens += completion[0]
 
-    answer_tokens = _completion(plan.r_client, "responder")
+    answer = _answer_length(plan)
     if plan.responder is not None:
         for it in items:
             text = plan.responder.planned_request(it.question, it.context, it.variant)
             if text is not None:
-                add(variant_role(it.variant), r_model, text, answer_tokens)
-    for it, answer in zip(items, _answer_texts(plan, items, answer_tokens), strict=True):
-        for role, prompts in plan.judge.planned_requests(it.question, answer, it.gt).items():
+                add(variant_role(it.variant), r_model, text, answer)
+    for it, text in zip(items, _answer_texts(plan, items, answer[0]), strict=True):
+        for role, prompts in plan.judge.planned_requests(it.question, text, it.gt).items():
             for p in prompts:
                 add(role, j_model, p, _completion(plan.j_client, role))
     ordered = [roles[r] for r in (*RESPONDER_ROLES, *JUDGE_ROLES) if r in roles]

@@ -295,9 +295,11 @@ def plan_cmd(
         return
     console.print(plan.table(), highlight=False, markup=False, soft_wrap=True)
     console.print(plan.line(), highlight=False)
+    sources = {r.role: r.completion_source for r in plan.roles}
     console.print(
         f"  prompt tokens: {plan.tokenizer} on the rendered prompts; completion tokens: "
-        f"{plan.completion_source}; wall time at {plan.latency_s:g} s per call",
+        f"{', '.join(f'{k} {v}' for k, v in sources.items())}; wall time at "
+        f"{plan.latency_s:g} s per call",
         highlight=False,
     )
 

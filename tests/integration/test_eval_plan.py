@@ -16,10 +16,10 @@ pytestmark = pytest.mark.integration
 RESPONDER_ROLES = ("responder", "samples", "contexts", "formulations", "decoders")
 
 
-def _options(llm_server, *extra: str) -> list[str]:
+def _options(llm_server, *extra: str, model: str = "answer-model") -> list[str]:
     return [
         "--model",
-        "answer-model",
+        model,
         "--base-url",
         llm_server.base_url,
         "--api-key-env",
@@ -52,13 +52,14 @@ def test_plan_counts_are_the_calls_of_the_run(bench, llm_server, monkeypatch, ex
     add_eval_model(llm_server)
     runner = CliRunner()
     before = _nodes(bench)
-    res = runner.invoke(app, ["eval", "plan", *_options(llm_server, *extra), "--json"])
+    opts = _options(llm_server, *extra, model=f"answer-{extra[0]}")  # no earlier answers
+    res = runner.invoke(app, ["eval", "plan", *opts, "--json"])
     assert res.exit_code == 0, res.output
     plan = json.loads(res.output)
     assert llm_server.requests == [] and _nodes(bench) == before  # nothing called or written
     roles = {r["role"]: r for r in plan["roles"]}
     run_id = f"plan-{'-'.join(extra)[:40]}"
-    res = runner.invoke(app, ["eval", "run", *_options(llm_server, *extra), "--run-id", run_id])
+    res = runner.invoke(app, ["eval", "run", *opts, "--run-id", run_id])
     assert res.exit_code == 0, res.output
     assert "plan: " in res.output and f"{plan['answers']} answer(s)" in res.output
     received = {
@@ -77,11 +78,18 @@ def test_plan_counts_are_the_calls_of_the_run(bench, llm_server, monkeypatch, ex
     )
     assert all(roles[r]["prompt_tokens"] > 0 for r in roles)
     # the plan of the finished run: nothing left to ask
-    res = runner.invoke(
-        app, ["eval", "plan", *_options(llm_server, *extra), "--run-id", run_id, "--json"]
-    )
+    res = runner.invoke(app, ["eval", "plan", *opts, "--run-id", run_id, "--json"])
     done = json.loads(res.output)
     assert done["answers"] == 0 and done["done_before"] == plan["answers"]
+    # a new run of the same responder: its replies are sized by the stored answers' usage
+    assert roles["responder"]["completion_source"] == "assumed"
+    mean = bench.run_text(
+        "MATCH (a:Answer {run: $run}) RETURN avg(a.tokens) AS m, count(a) AS n", run=run_id
+    )[0]
+    res = runner.invoke(app, ["eval", "plan", *opts, "--hop", "1", "--json"])
+    again = {r["role"]: r for r in json.loads(res.output)["roles"]}["responder"]
+    assert again["completion_source"].startswith("observed (")
+    assert mean["n"] > 0 and again["completion_tokens"] == again["calls"] * round(mean["m"])
 
 
 def test_run_over_max_cost_is_refused_before_any_call(bench, llm_server, monkeypatch, tmp_path):

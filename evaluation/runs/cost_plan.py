@@ -201,7 +201,8 @@ def estimate(
             text = plan.responder.planned_request(it.question, it.context, it.variant)
             if text is not None:
                 add(variant_role(it.variant), r_model, text, answer)
-    for it, text in zip(items, _answer_texts(plan, items, answer[0]), strict=True):
+    judged = [] if plan.judge.offline else items  # an offline judge asks no model
+    for it, text in zip(judged, _answer_texts(plan, judged, answer[0]), strict=True):
         for role, prompts in plan.judge.planned_requests(it.question, text, it.gt).items():
             for p in prompts:
                 add(role, j_model, p, _completion(plan.j_client, role))

@@ -10,11 +10,33 @@
     trust.py                      what a report says about its judge
 """
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from evaluation.judges.base import Judge
-from evaluation.judges.edge_evidence import EdgeEvidenceJudge
-from evaluation.judges.embedding import EmbeddingJudge
-from evaluation.judges.llm import LLMJudge
 from evaluation.judges.registry import DEFAULT_JUDGE
+
+if TYPE_CHECKING:
+    from evaluation.judges.edge_evidence import EdgeEvidenceJudge
+    from evaluation.judges.embedding import EmbeddingJudge
+    from evaluation.judges.llm import LLMJudge
+
+# Imported when first named: the offline judges pull in scikit-learn and SciPy (seconds), which
+# a command that makes no such judge (`kg eval plan`, an LLM-judged run) need not load.
+_LAZY = {
+    "EdgeEvidenceJudge": "evaluation.judges.edge_evidence",
+    "EmbeddingJudge": "evaluation.judges.embedding",
+    "LLMJudge": "evaluation.judges.llm",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_JUDGE",

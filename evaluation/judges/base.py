@@ -36,6 +36,13 @@ class Judge(ABC):
         """Prompt files the judge sends (their hashes are part of a run's identity)."""
         return []
 
+    def planned_requests(
+        self, q: EvalQuestion, answer: str, gt: list[Fact]
+    ) -> dict[str, list[str]]:
+        """The prompts `judge` would send a model for this answer, by role (`kg eval plan`
+        counts and sizes them); an offline judge sends none."""
+        return {}
+
     @abstractmethod
     async def judge(self, q: EvalQuestion, answer: str, gt: list[Fact]) -> JudgeResult: ...
 

@@ -36,7 +36,7 @@ from evaluation.models import (
 )
 from evaluation.responders.prompting import JUDGE_PROMPTS
 from kg.llm import LLMClient, StructuredOutputError, parse_reply
-from kg.prompt_files import load_prompt
+from kg.prompt_files import Prompt, load_prompt
 
 if TYPE_CHECKING:
     from kg.llm.client import LLMReply
@@ -235,6 +235,30 @@ def map_claims(sources: list[Fact], reply: FaithfulnessReply, result: JudgeResul
         )
 
 
+def _checklist_text(
+    q: EvalQuestion, answer: str, ids: list[tuple[str, EvalPath]]
+) -> tuple[Prompt, str]:
+    """The checklist prompt and its text for these paths of the question."""
+    keys = dict.fromkeys(k for _, p in ids for k in p.keys)
+    concepts = "\n".join(f"{k}: {q.concepts.get(k) or '(no summary)'}" for k in keys)
+    prompt = load_prompt("eval/judge_paths")
+    text = prompt.render(
+        question=q.text, answer=answer, concepts=concepts, paths=_render_paths(ids)
+    )
+    return prompt, text
+
+
+def _faithfulness_text(answer: str, gt: list[Fact]) -> tuple[Prompt, str]:
+    prompt = load_prompt("eval/judge_faithfulness")
+    sources = "\n".join(f"S{i + 1}: {f.text}" for i, f in enumerate(gt)) or "(none)"
+    return prompt, prompt.render(sources=sources, answer=answer)
+
+
+def _relevancy_text(n: int, answer: str) -> tuple[Prompt, str]:
+    prompt = load_prompt("eval/judge_relevancy")
+    return prompt, prompt.render(n=n, answer=answer)
+
+
 class LLMJudge(Judge):
     offline = False
 
@@ -297,13 +321,7 @@ class LLMJudge(Judge):
 
     async def _paths(self, q: EvalQuestion, answer: str, result: JudgeResult) -> None:
         """Every vote (and, per path, every call) at once; then the majority per path."""
-        calls = []
-        for vote in range(self.votes):
-            ids = shuffled_paths(q, self.seed, vote)
-            if self.granularity == "path":
-                calls += [(vote, [("P1", p)]) for _, p in ids]
-            else:
-                calls.append((vote, ids))
+        calls = self._path_calls(q)
         replies = await asyncio.gather(
             *(self._checklist(q, answer, ids, vote, result) for vote, ids in calls)
         )
@@ -326,6 +344,30 @@ class LLMJudge(Judge):
                 f"no verdict on path {p.signature}: {'; '.join(problems[p.uid])}"[:600]
             )
 
+    def _path_calls(self, q: EvalQuestion) -> list[tuple[int, list[tuple[str, EvalPath]]]]:
+        """The checklist calls of one answer: (vote, the paths under their ids) per call."""
+        calls = []
+        for vote in range(self.votes):
+            ids = shuffled_paths(q, self.seed, vote)
+            if self.granularity == "path":
+                calls += [(vote, [("P1", p)]) for _, p in ids]
+            else:
+                calls.append((vote, ids))
+        return calls
+
+    def planned_requests(
+        self, q: EvalQuestion, answer: str, gt: list[Fact]
+    ) -> dict[str, list[str]]:
+        """The prompts `judge` sends for this answer, by role (an empty answer: none)."""
+        if not answer.strip():
+            return {}
+        out = {"path judge": [_checklist_text(q, answer, ids)[1] for _, ids in self._path_calls(q)]}
+        if self.with_faithfulness:
+            out["claims judge"] = [_faithfulness_text(answer, gt)[1]]
+        if self.relevancy_n > 0:
+            out["relevancy"] = [_relevancy_text(self.relevancy_n, answer)[1]]
+        return out
+
     async def _checklist(
         self,
         q: EvalQuestion,
@@ -336,12 +378,7 @@ class LLMJudge(Judge):
     ) -> tuple[dict[str, PathJudgement], str]:
         """One checklist call: the verdicts it gave by path uid, and what went wrong with the
         paths it gave none on (after the client's one repair request)."""
-        keys = dict.fromkeys(k for _, p in ids for k in p.keys)
-        concepts = "\n".join(f"{k}: {q.concepts.get(k) or '(no summary)'}" for k in keys)
-        prompt = load_prompt("eval/judge_paths")
-        text = prompt.render(
-            question=q.text, answer=answer, concepts=concepts, paths=_render_paths(ids)
-        )
+        prompt, text = _checklist_text(q, answer, ids)
         params: dict[str, Any] = {}
         if self.votes > 1:  # votes are samples: distinct cache entries, a temperature above 0
             params["sample"] = vote
@@ -370,10 +407,9 @@ class LLMJudge(Judge):
         return map_path_verdicts(ids, reply.parsed, result), ""
 
     async def _faithfulness(self, answer: str, gt: list[Fact], result: JudgeResult) -> None:
-        prompt = load_prompt("eval/judge_faithfulness")
-        sources = "\n".join(f"S{i + 1}: {f.text}" for i, f in enumerate(gt)) or "(none)"
+        prompt, text = _faithfulness_text(answer, gt)
         reply = await self.client.complete(
-            [{"role": "user", "content": prompt.render(sources=sources, answer=answer)}],
+            [{"role": "user", "content": text}],
             schema=FaithfulnessReply,
             prompt_name=prompt.name,
             prompt_hash=prompt.hash,
@@ -382,9 +418,9 @@ class LLMJudge(Judge):
         map_claims(gt, reply.parsed, result)
 
     async def _relevancy(self, q: EvalQuestion, answer: str, result: JudgeResult) -> None:
-        prompt = load_prompt("eval/judge_relevancy")
+        prompt, text = _relevancy_text(self.relevancy_n, answer)
         reply = await self.client.complete(
-            [{"role": "user", "content": prompt.render(n=self.relevancy_n, answer=answer)}],
+            [{"role": "user", "content": text}],
             schema=RelevancyReply,
             prompt_name=prompt.name,
             prompt_hash=prompt.hash,

@@ -34,6 +34,10 @@ class Responder(Protocol):
 
     def prompt_names(self) -> list[str]: ...
 
+    def planned_request(
+        self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant
+    ) -> str | None: ...
+
     async def answer(
         self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant | None = None
     ) -> AnswerResult: ...
@@ -57,6 +61,11 @@ class OfflineResponder:
 
     def prompt_names(self) -> list[str]:
         return []
+
+    def planned_request(
+        self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant
+    ) -> str | None:
+        return None  # no model is asked
 
     async def answer(
         self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant | None = None
@@ -94,6 +103,16 @@ class LLMResponder:
     def prompt_names(self) -> list[str]:
         return responder_prompt_names(self.strategy)
 
+    def _messages(self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant) -> list[dict]:
+        question = variant.question_text or q.text  # a PROOF formulation, else the stored text
+        return answer_messages(question, context, self.strategy, variant.preamble)
+
+    def planned_request(
+        self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant
+    ) -> str | None:
+        """The text of the messages `answer` sends (`kg eval plan` sizes it)."""
+        return "\n".join(m["content"] for m in self._messages(q, context, variant))
+
     def decoder(self, sample: int) -> dict[str, float | int | str] | None:
         """The sampling parameters sent beside the config's (None for an unsampled run)."""
         return {"seed": self.seed + sample} if self.samples > 1 else None
@@ -102,8 +121,7 @@ class LLMResponder:
         self, q: EvalQuestion, context: list[Fact], variant: AnswerVariant | None = None
     ) -> AnswerResult:
         variant = variant or AnswerVariant()
-        question = variant.question_text or q.text  # a PROOF formulation, else the stored text
-        messages = answer_messages(question, context, self.strategy, variant.preamble)
+        messages = self._messages(q, context, variant)
         sent: dict[str, Any] = {}  # unsampled runs send exactly the request they always sent
         if self.samples > 1:
             sent = dict(self.decoder(variant.sample) or {})

@@ -28,6 +28,7 @@ from evaluation.responders.prompting import prompt_hashes
 from evaluation.responders.responder import Responder, make_responder
 from evaluation.runs import history as run_history
 from evaluation.runs import store as runs
+from evaluation.runs.cost_plan import CostPlan, check_budget, estimate
 from evaluation.runs.questions import EvalInputError, load_questions
 from evaluation.runs.record import EvalRunRecord
 from evaluation.runs.spec import RunSpec
@@ -317,9 +318,23 @@ class _Pipeline:
                     await asyncio.shield(c.aclose())
 
 
-def execute(store: Store, spec: RunSpec, progress: Progress | None = None) -> RunSummary:
-    """Run (or resume) an evaluation run, or a judge run over a source run's answers."""
+def execute(
+    store: Store,
+    spec: RunSpec,
+    progress: Progress | None = None,
+    announce: Callable[[CostPlan], None] | None = None,
+    refuse_over_budget: bool = True,
+) -> RunSummary:
+    """Run (or resume) an evaluation run, or a judge run over a source run's answers. The
+    cost plan of what is left is made first (`announce`d) and, unless told otherwise, refused
+    when its estimate exceeds `--max-cost`; the ledger still stops a run that spends more
+    than the estimate said."""
     plan = plan_run(store, spec)
+    cost = cost_plan(plan)
+    if announce is not None:
+        announce(cost)
+    if refuse_over_budget:
+        check_budget(cost, spec)
     with leases.hold(store, f"run:{plan.run_id}", plan.run_id, spec.kind) as lease:
         hold_questions(store, lease, plan.questions, spec)
         return _execute_leased(plan, lease, progress)
@@ -462,6 +477,12 @@ def plan_run(store: Store, spec: RunSpec) -> RunPlan:
         stored=stored,
         started=started,
     )
+
+
+def cost_plan(plan: RunPlan, latency_s: float | None = None) -> CostPlan:
+    """What the planned run has left to ask, and what it costs (nothing is called)."""
+    done = runs.done_answers(plan.store, plan.run_id)
+    return estimate(plan, work_items(plan, done), len(done), latency_s)
 
 
 def hold_questions(

@@ -61,7 +61,12 @@ def _execute(spec: RunSpec) -> None:
         from kg.store import StoreError
 
         try:
-            summary = execute(store, spec, progress)
+            summary = execute(
+                store,
+                spec,
+                progress,
+                announce=lambda plan: console.print(plan.line(), highlight=False),
+            )
         except StoreError as exc:  # the run's lease is held elsewhere, or Neo4j was lost
             fail(str(exc), code=3)
     console.print(
@@ -196,11 +201,25 @@ def run_cmd(
     """Answer the selected questions with a responder, judge every answer, store the run.
 
     Without --domain and --origin, only the imported (published) domains are evaluated when
-    the graph holds one: drafts built beside them need --domain NAME or --origin built."""
+    the graph holds one: drafts built beside them need --domain NAME or --origin built.
+    The run's cost plan (`kg eval plan`) is printed first; a plan over --max-cost is refused."""
+    _execute(_run_spec(answering, llm, judging, scoring, sel, spend, gen, robust))
+
+
+def _run_spec(
+    a: Answering,
+    llm: LLMEndpoint,
+    judging: JudgeChoice,
+    scoring: Scoring,
+    sel: Selection,
+    spend: Spend,
+    gen: Generation,
+    robust: Robustness,
+) -> RunSpec:
+    """The `RunSpec` of `kg eval run` (and of `kg eval plan`, which takes the same options)."""
     from evaluation.responders.responder import OFFLINE_RESPONDERS
     from evaluation.runs.spec import RunSpec
 
-    a = answering
     judging.check()
     profile = robust.run_fields()
     r_llm = None
@@ -213,7 +232,7 @@ def run_cmd(
         r_llm = llm.config(a.model, "responder", **spend.model_dump(), **gen.settings())
     elif a.responder not in OFFLINE_RESPONDERS:
         fail(f"unknown responder {a.responder!r}: llm, {', '.join(OFFLINE_RESPONDERS)}")
-    spec = RunSpec(
+    return RunSpec(
         kind="eval",
         responder_llm=r_llm,
         **a.run_fields(),
@@ -222,7 +241,67 @@ def run_cmd(
         **profile,
         **sel.run_fields(_eval_domains(sel)),
     )
-    _execute(spec)
+
+
+class Planning(Answering):
+    """`kg eval plan`: what `kg eval run` takes, and how the plan is shown."""
+
+    json_out: Annotated[bool, typer.Option("--json", help="print the plan as JSON")] = False
+    latency: Annotated[
+        float | None,
+        typer.Option(help="assumed seconds per model call for the wall-time estimate (default 2)"),
+    ] = None
+
+    def run_fields(self) -> dict[str, Any]:
+        return Answering.model_validate(
+            self.model_dump(exclude={"json_out", "latency"})
+        ).run_fields()
+
+
+@eval_app.command("plan")
+@grouped
+def plan_cmd(
+    answering: Planning = Planning.options(),
+    llm: LLMEndpoint = LLMEndpoint.options(
+        base_url=Change(help="OpenAI-compatible endpoint of the responder; repeat it for a fleet"),
+        api_key_env=Change(help="env var with the responder key"),
+        concurrency=Change(help="requests in flight per role"),
+    ),
+    judging: JudgeChoice = JudgeChoice.options(),
+    scoring: Scoring = Scoring.options(),
+    sel: Selection = Selection.options(),
+    spend: Spend = Spend.options(),
+    gen: Generation = Generation.options(),
+    robust: Robustness = Robustness.options(),
+) -> None:
+    """What `kg eval run` with these options would ask and cost, before anything is asked.
+
+    Model calls, prompt and completion tokens and cost per role, and the wall time. Nothing
+    is called and nothing is written; prompt tokens are counted on the prompts the run sends."""
+    from evaluation.runs.runner import cost_plan, plan_run
+
+    spec = _run_spec(answering, llm, judging, scoring, sel, spend, gen, robust)
+    spec = spec.model_copy(  # no response cache file is opened (not part of the run's id)
+        update={
+            k: cfg.model_copy(update={"cache": False})
+            for k, cfg in (("responder_llm", spec.responder_llm), ("judge_llm", spec.judge_llm))
+            if cfg is not None
+        }
+    )
+    with open_store() as store:
+        plan = cost_plan(plan_run(store, spec), answering.latency)
+    if answering.json_out:
+        print(plan.model_dump_json(indent=2))
+        return
+    console.print(plan.table(), highlight=False, markup=False, soft_wrap=True)
+    console.print(plan.line(), highlight=False)
+    sources = {r.role: r.completion_source for r in plan.roles}
+    console.print(
+        f"  prompt tokens: {plan.tokenizer} on the rendered prompts; completion tokens: "
+        f"{', '.join(f'{k} {v}' for k, v in sources.items())}; wall time at "
+        f"{plan.latency_s:g} s per call",
+        highlight=False,
+    )
 
 
 def _eval_domains(sel: Scope) -> list[str] | None:

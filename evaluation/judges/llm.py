@@ -406,26 +406,27 @@ class LLMJudge(Judge):
         self._count(reply, result)
         return map_path_verdicts(ids, reply.parsed, result), ""
 
-    async def _faithfulness(self, answer: str, gt: list[Fact], result: JudgeResult) -> None:
-        prompt, text = _faithfulness_text(answer, gt)
+    async def _ask(
+        self, prompt: Prompt, text: str, schema: type[BaseModel], result: JudgeResult
+    ) -> LLMReply:
+        """One structured call of a prompt; its tokens counted on the result."""
         reply = await self.client.complete(
             [{"role": "user", "content": text}],
-            schema=FaithfulnessReply,
+            schema=schema,
             prompt_name=prompt.name,
             prompt_hash=prompt.hash,
         )
         self._count(reply, result)
+        return reply
+
+    async def _faithfulness(self, answer: str, gt: list[Fact], result: JudgeResult) -> None:
+        prompt, text = _faithfulness_text(answer, gt)
+        reply = await self._ask(prompt, text, FaithfulnessReply, result)
         map_claims(gt, reply.parsed, result)
 
     async def _relevancy(self, q: EvalQuestion, answer: str, result: JudgeResult) -> None:
         prompt, text = _relevancy_text(self.relevancy_n, answer)
-        reply = await self.client.complete(
-            [{"role": "user", "content": text}],
-            schema=RelevancyReply,
-            prompt_name=prompt.name,
-            prompt_hash=prompt.hash,
-        )
-        self._count(reply, result)
+        reply = await self._ask(prompt, text, RelevancyReply, result)
         generated = [s for s in reply.parsed.questions if s.strip()][: self.relevancy_n]
         result.relevancy_method = "llm-questions"
         if not generated:

@@ -95,6 +95,15 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def write_synthetic(path: Path, n: int, domain: str = DOMAIN) -> Path:
+    """`n` synthetic questions of `domain` as a PerspectiveBench JSONL file (seeded)."""
+    rng = random.Random(0)
+    with path.open("w") as f:
+        for i in range(n):
+            f.write(json.dumps(synthetic_line(i, rng) | {"domain": domain}) + "\n")
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--questions", type=int, default=1000)
@@ -114,11 +123,7 @@ def main() -> None:
     from kg.store import Store
 
     tmp = Path(tempfile.mkdtemp(prefix="eval-bench-"))
-    rng = random.Random(0)
-    data = tmp / "synthetic.jsonl"
-    with data.open("w") as f:
-        for i in range(args.questions):
-            f.write(json.dumps(synthetic_line(i, rng)) + "\n")
+    data = write_synthetic(tmp / "synthetic.jsonl", args.questions)
     store = Store()
     store.ensure_schema()
     t0 = time.perf_counter()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -39,17 +38,13 @@ def main() -> None:
     args = ap.parse_args()
 
     import bench_cypher
-    from eval_perf import synthetic_line
+    from eval_perf import write_synthetic
 
     from construction.perspectivebench.importer import import_perspectivebench
     from kg.store import Store
 
     tmp = Path(tempfile.mkdtemp(prefix="eval-plan-bench-"))
-    rng = random.Random(0)
-    data = tmp / "synthetic.jsonl"
-    with data.open("w") as f:
-        for i in range(args.questions):
-            f.write(json.dumps(synthetic_line(i, rng) | {"domain": DOMAIN}) + "\n")
+    data = write_synthetic(tmp / "synthetic.jsonl", args.questions, DOMAIN)
     store = Store()
     store.ensure_schema()
     t0 = time.perf_counter()

@@ -28,8 +28,9 @@ port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # FRESH_FREE_PORTS=1 takes free ports in any case (another check may start a server later).
 if [ "${FRESH_FREE_PORTS:-0}" = 1 ] || port_busy 7687 || port_busy 7474; then
   KG_BOLT_PORT="$(free_port)"; KG_HTTP_PORT="$(free_port)"; KG_LLM_PORT="$(free_port)"
-  export KG_BOLT_PORT KG_HTTP_PORT KG_LLM_PORT
-  echo "free ports: Neo4j $KG_BOLT_PORT / $KG_HTTP_PORT, local model $KG_LLM_PORT (defaults taken, or FRESH_FREE_PORTS=1)"
+  KG_NOGDS_BOLT_PORT="$(free_port)"; KG_NOGDS_HTTP_PORT="$(free_port)"  # the server without GDS
+  export KG_BOLT_PORT KG_HTTP_PORT KG_LLM_PORT KG_NOGDS_BOLT_PORT KG_NOGDS_HTTP_PORT
+  echo "free ports: Neo4j $KG_BOLT_PORT / $KG_HTTP_PORT, without GDS $KG_NOGDS_BOLT_PORT / $KG_NOGDS_HTTP_PORT, local model $KG_LLM_PORT (defaults taken, or FRESH_FREE_PORTS=1)"
 fi
 
 echo "fresh clone of $rev in $repo, HOME=$HOME, logs in $logs"

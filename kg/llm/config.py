@@ -190,6 +190,11 @@ def llm_config(
     defaults. Bad values are an `InputError` naming the role and the field.
 
     `base_url` given more than once, or a `fleet` file: the endpoints of a fleet."""
+    from kg.llm.local.registry import resolve_model
+    from kg.llm.local.route import local_model_spec
+
+    if (local := local_model_spec(model)) is not None:
+        resolve_model(local)  # an unknown name or a missing GGUF file: said before anything opens
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
     if fleet is not None and urls:
         raise InputError(f"{role} model: give --fleet or --base-url, not both")

@@ -67,7 +67,8 @@ def self_agreement(
     vote_lists: Iterable[Sequence[bool]], votes: int, *, ties: int = 0, failed_votes: int = 0
 ) -> SelfAgreement:
     """Pairwise agreement and Fleiss' kappa of the valid votes on each path decision."""
-    rows = [(len(v), sum(v)) for v in vote_lists if len(v) >= 2]
+    # Sorted so the figures do not depend on the order the decisions come in (float sums).
+    rows = sorted((len(v), sum(v)) for v in vote_lists if len(v) >= 2)
     out = SelfAgreement(votes=votes, decisions=len(rows), ties=ties, failed_votes=failed_votes)
     if not rows:
         return out

@@ -100,6 +100,15 @@ def test_self_agreement_is_undefined_when_every_vote_is_the_same():
     assert self_agreement([[True]], 3).decisions == 0  # one valid vote: nothing to compare
 
 
+def test_self_agreement_does_not_depend_on_the_order_of_the_decisions():
+    # the runner collects decisions as they finish, the store returns them in its own order:
+    # the stored figures must be equal either way (float sums depend on order)
+    none, one = [False, False, False], [True, False, False]
+    collected = [none, one, one, one, none, [False, False, True]]
+    stored = [one, one, [False, False, True], one, none, none]  # an order that once differed
+    assert self_agreement(collected, 3) == self_agreement(stored, 3)
+
+
 def test_a_voting_or_per_path_judge_has_its_own_name():
     assert judge_name("gpt-4o") == "llm:gpt-4o"
     assert judge_name("gpt-4o", 3, "path") == "llm:gpt-4o[path,votes=3]"

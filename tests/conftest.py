@@ -8,6 +8,7 @@ local server (`kg db up`). The database is wiped between test modules.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,12 @@ pytest_plugins = ["llm_fixtures", "local_llm_fixtures"]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# A shell starts a background job (`cmd &`) with SIGINT ignored, and Python then keeps it
+# ignored: Ctrl-C tests would see nothing, and the `kg` processes they interrupt would inherit
+# the ignore. The suite tests Ctrl-C as a terminal delivers it, however pytest was started.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -17,6 +17,7 @@ import neo4j
 
 from kg import cypher_files
 from kg.errors import InputError, StoreError
+from kg.processes import interrupts_deferred
 from kg.settings import Settings, get_settings
 
 # The one place server notifications are muted: "property does not exist yet" and similar
@@ -122,7 +123,7 @@ class Store:
         # Sessions share the bookmarks of `execute_query`: on a cluster (or Aura) a read routed
         # to another member waits for this store's earlier writes, as on one server.
         kwargs.setdefault("bookmark_manager", self._driver.execute_query_bookmark_manager)
-        with self._driver.session(database=self.database, **kwargs) as s:
+        with interrupts_deferred(), self._driver.session(database=self.database, **kwargs) as s:
             yield s
 
     # -- queries ------------------------------------------------------------------------
@@ -132,7 +133,8 @@ class Store:
 
     def run_text(self, text: str, **params: Any) -> list[dict[str, Any]]:
         """Run query text that itself came from `cypher/` (schema splitting, EXPLAIN checks)."""
-        records, _, _ = self._driver.execute_query(text, params, database_=self.database)
+        with interrupts_deferred():  # a stop signal never lands inside the driver's I/O
+            records, _, _ = self._driver.execute_query(text, params, database_=self.database)
         return [r.data() for r in records]
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:

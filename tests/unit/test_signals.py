@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from kg.processes import stop_signal_name, stop_signals_interrupt
+from kg.processes import interrupts_deferred, stop_signal_name, stop_signals_interrupt
 
 
 def test_sigterm_inside_the_block_interrupts_it_and_is_named():
@@ -27,3 +27,35 @@ def test_ctrl_c_is_named_sigint():
         for _ in range(10**7):
             pass
     assert stop_signal_name() == "SIGINT"
+
+
+def _spin() -> None:
+    for _ in range(10**6):  # the handler runs between bytecodes
+        pass
+
+
+def test_a_signal_inside_a_driver_call_acts_when_the_call_ends():
+    # inside the block (the store's driver I/O) the interrupt waits; it is raised right after
+    reached_end = False
+    with pytest.raises(KeyboardInterrupt), stop_signals_interrupt():
+        with interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGTERM)
+            _spin()
+            with interrupts_deferred():  # nested: the outer block holds
+                _spin()
+            reached_end = True
+        _spin()
+    assert reached_end and stop_signal_name() == "SIGTERM"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_second_signal_inside_the_block_acts_at_once():
+    reached_end = False
+    with pytest.raises(KeyboardInterrupt), interrupts_deferred():
+        os.kill(os.getpid(), signal.SIGINT)
+        _spin()
+        os.kill(os.getpid(), signal.SIGINT)
+        _spin()
+        reached_end = True
+    assert not reached_end
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -7,6 +7,7 @@
     server.malform_next(line=1)              # the next batch's output file has a broken line
     server.fail_next()                       # the next batch fails validation as a whole
     server.drop_next_create()                # accepts the next batch, then drops the connection
+    server.stall_next_create(30)             # accepts the next batch, replies 30 s later
     server.batches / server.submitted_ids / server.creates
 
 Routes: `POST /v1/files` (multipart, purpose batch), `GET /v1/files/{id}/content`,
@@ -37,6 +38,7 @@ class _Faults:
     malform: list[int] = field(default_factory=list)  # output line (1-based) broken, per batch
     fail: int = 0  # batches failing validation
     drop_create: int = 0  # creates accepted without a reply
+    stall_create: list[float] = field(default_factory=list)  # creates accepted, replied late
 
 
 def _json(status: int, value: Any) -> tuple[int, dict[str, str], bytes, float]:
@@ -75,6 +77,11 @@ class BatchTestServer(LLMTestServer):
 
     def drop_next_create(self) -> None:
         self._faults.drop_create += 1
+
+    def stall_next_create(self, seconds: float) -> None:
+        """The next batch is accepted at once, its reply sent `seconds` later (a client
+        killed meanwhile never learns its id)."""
+        self._faults.stall_create.append(seconds)
 
     # -- routes ---------------------------------------------------------------------------
     def route(
@@ -164,7 +171,9 @@ class BatchTestServer(LLMTestServer):
         if self._faults.drop_create:
             self._faults.drop_create -= 1
             return None
-        return _json(200, _public(self.batches[bid]))
+        status, headers, payload, _ = _json(200, _public(self.batches[bid]))
+        stall = self._faults.stall_create.pop(0) if self._faults.stall_create else 0.0
+        return status, headers, payload, stall
 
     # -- a batch's life -------------------------------------------------------------------
     def _advance(self, batch: dict[str, Any]) -> None:

@@ -605,6 +605,12 @@ def _batch_rounds(plan: RunPlan, pipe: _Pipeline, items: list[WorkItem], workers
             pipe.next_round()
             done = runs.done_answers(plan.store, plan.run_id)
             items = [i for i in work_items(plan, done) if item_key(i) not in pipe.failed_keys]
+    except (openai.APIError, LLMCallError) as exc:  # the batch API failed: nothing is lost
+        pipe.stopped = (
+            f"stopped: the batch API failed ({type(exc).__name__}: {exc}); the batches sent "
+            f"are kept in the graph: rerun with --run-id {plan.run_id} to resume (they are "
+            "polled, never sent again)"
+        )[:1500]
     finally:
         pipe.errors += driver.problems
         driver.close()

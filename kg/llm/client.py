@@ -566,8 +566,9 @@ class LLMClient:
         record: CallRecord,
         sample: int | None = None,
     ) -> LLMReply:
+        charged = True  # a batch reply that served before is not charged again
         if self.batch is not None:  # batch mode: the reply of a batch line, or BatchPending
-            resp, text = self._batch_reply(messages, params, record, sample)
+            resp, text, charged = self._batch_reply(messages, params, record, sample)
         else:
             resp, text = await self._send(messages, params, record)
         choice = resp["choices"][0]  # answer_text checked that it is there
@@ -579,8 +580,9 @@ class LLMClient:
             completion_tokens=(usage or {}).get("completion_tokens") or 0,
             reported=usage is not None,
         )
-        record.prompt_tokens += u.prompt_tokens
-        record.completion_tokens += u.completion_tokens
+        if charged:
+            record.prompt_tokens += u.prompt_tokens
+            record.completion_tokens += u.completion_tokens
         return LLMReply(
             text=str(text),
             usage=u,
@@ -595,7 +597,7 @@ class LLMClient:
         params: dict[str, Any],
         record: CallRecord,
         sample: int | None,
-    ) -> tuple[Any, Any]:
+    ) -> tuple[Any, Any, bool]:
         """The reply a finished batch holds for this exact request (its `custom_id` is the
         request's content hash); an unknown request becomes a line of the next batch
         (`BatchPending`). A reply is charged (at the batch price) the first time it serves."""
@@ -611,7 +613,7 @@ class LLMClient:
         if first:
             record.attempts += 1
         try:
-            return resp, answer_text(resp)
+            return resp, answer_text(resp), first
         except Exception as exc:
             if not_an_answer(exc):
                 raise LLMCallError(

@@ -254,29 +254,26 @@ def _batch_ids(store, run_id: str) -> list[str | None]:
     return [r["id"] for r in rows]
 
 
-def test_killed_while_batches_are_in_flight_resumes_by_polling_them(direct, server, tmp_path):
-    """kill -9 of `kg eval run --batch` while its first batch is in flight; the rerun polls
-    the same batch: 0 duplicate submissions, 0 lost answers, the direct run's scores."""
-    env = {
+def _env(tmp_path) -> dict[str, str]:
+    return {
         **os.environ,
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "HF_HUB_OFFLINE": "1",
         "KG_LLM_BATCH_POLL_S": "0.05",
         "KG_LLM_BATCH_POLL_MAX_S": "0.2",
     }
-    server.hold()  # the batch stays in_progress
+
+
+def _kill_when(cmd: list[str], env: dict[str, str], ready) -> None:
+    """Start `kg ...` in a process of its own and kill -9 it once `ready()` holds."""
     proc = subprocess.Popen(
-        _cmd(server.base_url, "batched-killed"),
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
     )
     try:
         deadline = time.time() + 180
-        while not (server.polls >= 3 and any(_batch_ids(direct, "batched-killed"))):
+        while not ready():
             assert proc.poll() is None, proc.stdout.read().decode()[-3000:]
-            assert time.time() < deadline, "no batch in flight within 180 s"
+            assert time.time() < deadline, "not ready to be killed within 180 s"
             time.sleep(0.1)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
@@ -284,22 +281,52 @@ def test_killed_while_batches_are_in_flight_resumes_by_polling_them(direct, serv
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert server.creates == 1 and server.batches["batch_1"]["status"] == "in_progress"
-    assert answers(direct, "batched-killed") == {}
 
-    server.release()
+
+def _rerun_equals_direct(direct, server, run_id: str, env: dict[str, str]) -> None:
+    """The rerun finishes the run: the judge's batch is the only new one, no line was sent
+    twice, nothing is lost, and the answers and scores are the direct run's."""
     out = subprocess.run(
-        _cmd(server.base_url, "batched-killed"),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        _cmd(server.base_url, run_id), env=env, capture_output=True, text=True, timeout=300
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert server.creates == 2  # the judge batch; the answers' batch was polled, not resent
+    assert server.creates == 2  # the answers' batch was polled, not submitted again
     assert len(server.submitted_ids) == len(set(server.submitted_ids)) == lines()
     assert direct_requests(server) == []
-    assert answers(direct, "batched-killed") == answers(direct, "direct")
-    assert scores(direct, "batched-killed") == scores(direct, "direct")
+    assert answers(direct, run_id) == answers(direct, "direct")
+    assert scores(direct, run_id) == scores(direct, "direct")
     assert len(server.requests_matching(PATHS_MARKER)) == N
     assert len(server.requests_matching(FAITH_MARKER)) == N
+
+
+def test_killed_while_batches_are_in_flight_resumes_by_polling_them(direct, server, tmp_path):
+    """kill -9 of `kg eval run --batch` while its first batch is in flight; the rerun polls
+    the same batch: 0 duplicate submissions, 0 lost answers, the direct run's scores."""
+    env = _env(tmp_path)
+    server.hold()  # the batch stays in_progress
+    _kill_when(
+        _cmd(server.base_url, "batched-killed"),
+        env,
+        lambda: server.polls >= 3 and any(_batch_ids(direct, "batched-killed")),
+    )
+    assert server.creates == 1 and server.batches["batch_1"]["status"] == "in_progress"
+    assert answers(direct, "batched-killed") == {}
+    server.release()
+    _rerun_equals_direct(direct, server, "batched-killed", env)
+
+
+def test_killed_between_submission_and_its_reply_adopts_the_batch(direct, server, tmp_path):
+    """kill -9 after the provider accepted the batch but before its id reached the graph:
+    the rerun finds the batch by the token in its metadata and polls it."""
+    env = _env(tmp_path)
+    server.stall_next_create(120)
+    _kill_when(_cmd(server.base_url, "batched-window"), env, lambda: server.creates == 1)
+    node = direct.run_text(
+        "MATCH (b:LLMBatch {scope: 'batched-window'}) RETURN b.state AS state, b.id AS id"
+    )
+    assert node == [{"state": "submitting", "id": None}]
+    _rerun_equals_direct(direct, server, "batched-window", env)
+    state = direct.run_text(
+        "MATCH (b:LLMBatch {scope: 'batched-window'}) RETURN b.id AS id ORDER BY b.created_at"
+    )
+    assert [r["id"] for r in state] == ["batch_1", "batch_2"]

@@ -605,6 +605,8 @@ def _batch_rounds(plan: RunPlan, pipe: _Pipeline, items: list[WorkItem], workers
             pipe.next_round()
             done = runs.done_answers(plan.store, plan.run_id)
             items = [i for i in work_items(plan, done) if item_key(i) not in pipe.failed_keys]
+        if pipe.stopped is None:  # every reply was used: a rerun (of failed items) starts afresh
+            driver.close_scope()
     except (openai.APIError, LLMCallError) as exc:  # the batch API failed: nothing is lost
         pipe.stopped = (
             f"stopped: the batch API failed ({type(exc).__name__}: {exc}); the batches sent "

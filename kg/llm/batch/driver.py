@@ -114,6 +114,11 @@ class BatchDriver:
                 time.sleep(wait)
                 wait = min(self.poll_max_s, wait * 1.5)
 
+    def close_scope(self) -> None:
+        """Every batch of the scope ended and was read (the session finished): a later
+        session (a rerun of failed items, the next build of the domain) starts afresh."""
+        self.store.query("llm/batch_close", scope=self.scope)
+
     # -- one batch ------------------------------------------------------------------------
     def _submit(self, client: LLMClient, chunk: list[tuple[str, bytes]]) -> None:
         assert client.batch is not None

@@ -199,6 +199,16 @@ def test_an_expired_batch_sends_its_unfinished_lines_once_more(direct, server):
     assert scores(direct, "batched-expired") == scores(direct, "direct")
 
 
+def test_a_failed_batch_sends_its_lines_once_more(direct, server):
+    server.fail_next()
+    summary = execute(direct, spec(server, "batched-failed-batch", batch=True))
+    assert summary.status == "done" and summary.completed == N, summary.errors
+    assert server.batches["batch_1"]["status"] == "failed"
+    counts = Counter(server.submitted_ids)
+    assert sorted(counts.values()) == [1] * (lines() - N) + [2] * N
+    assert scores(direct, "batched-failed-batch") == scores(direct, "direct")
+
+
 def test_a_malformed_output_line_is_named_and_nothing_taken_from_it(direct, server):
     server.malform_next(line=1)
     summary = execute(direct, spec(server, "batched-malformed", batch=True))

@@ -8,12 +8,12 @@ import re
 from construction.pipeline import text_units as tu
 
 
-def _user(body: dict) -> str:
+def user_text(body: dict) -> str:
     return next(m["content"] for m in body["messages"] if m["role"] == "user")
 
 
 def facts_reply(body):
-    chunk = _user(body).split('"""')[1]
+    chunk = user_text(body).split('"""')[1]
     sents = [s for s in tu.sentences(chunk) if tu.is_complete(s)][:5]
     return {
         "facts": [
@@ -23,15 +23,15 @@ def facts_reply(body):
 
 
 def summary_reply(body):
-    text = _user(body)
+    text = user_text(body)
     words = re.search(r"orientation\): (.*)", text).group(1).split(", ")
     first_fact = re.search(r"^- (.*)$", text, re.M).group(1)
     return {"name": " ".join(w.title() for w in words[:2]), "summary": first_fact}
 
 
 def relations_reply(body):
-    a, b = re.search(r"BOTH directions: (topic_\d+) -> (topic_\d+)", _user(body)).groups()
-    fact = re.findall(r"^  - (.*)$", _user(body), re.M)[0]  # a key-evidence sentence
+    a, b = re.search(r"BOTH directions: (topic_\d+) -> (topic_\d+)", user_text(body)).groups()
+    fact = re.findall(r"^  - (.*)$", user_text(body), re.M)[0]  # a key-evidence sentence
     return {
         "relations": [
             {"source": a, "target": b, "label": "SUPPLIES", "reason": f"{fact} So A feeds B."},
@@ -59,7 +59,7 @@ def question_reply_factory():
 
     def reply(body):
         state["n"] += 1
-        names = re.findall(r"^- topic_\d+ = (.*?):", _user(body), re.M)
+        names = re.findall(r"^- topic_\d+ = (.*?):", user_text(body), re.M)
         if state["n"] == 1:  # names a relation label: must be rejected
             return {"question": f"What causes {names[-1]}?", "theme": "Causal"}
         return {
@@ -71,7 +71,7 @@ def question_reply_factory():
 
 
 def evidence_reply(body):
-    facts = re.findall(r"^- (.*)$", _user(body).split("Candidate facts")[1], re.M)
+    facts = re.findall(r"^- (.*)$", user_text(body).split("Candidate facts")[1], re.M)
     return {"evidence": [facts[0], "A sentence that is in no chunk at all."]}
 
 

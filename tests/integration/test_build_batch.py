@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from build_replies import _user, add_build_model
+from build_replies import add_build_model, user_text
+from cli_runs import kill_when
 from llm_batch_server import BatchTestServer
 
 from construction.pipeline.config import BuildConfig
@@ -26,7 +25,7 @@ DEMO = Path(__file__).resolve().parents[2] / "demo" / "build"
 
 
 def valid_question(body):
-    names = re.findall(r"^- topic_\d+ = (.*?):", _user(body), re.M)
+    names = re.findall(r"^- topic_\d+ = (.*?):", user_text(body), re.M)
     return {
         "question": f"How is {names[0]} connected to {names[-1]} through its mechanism?",
         "theme": "Mechanism",
@@ -115,21 +114,7 @@ def test_killed_build_resumes_by_polling_its_batch(store, server, tmp_path):
         "--json",
     ]
     server.hold()
-    proc = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    try:
-        deadline = time.time() + 300
-        while not (server.creates == 1 and server.polls >= 3):
-            assert proc.poll() is None, proc.stdout.read().decode()[-3000:]
-            assert time.time() < deadline, "no batch in flight within 300 s"
-            time.sleep(0.1)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
+    kill_when(cmd, env, lambda: server.creates == 1 and server.polls >= 3)
     server.release()
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]

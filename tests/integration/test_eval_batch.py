@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import pytest
+from cli_runs import kill_when
 from llm_batch_server import BatchTestServer
 from llm_server import ANSWER_MARKER, FAITH_MARKER, PATHS_MARKER, add_eval_model
 
@@ -274,25 +273,6 @@ def _env(tmp_path) -> dict[str, str]:
     }
 
 
-def _kill_when(cmd: list[str], env: dict[str, str], ready) -> None:
-    """Start `kg ...` in a process of its own and kill -9 it once `ready()` holds."""
-    proc = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    try:
-        deadline = time.time() + 180
-        while not ready():
-            assert proc.poll() is None, proc.stdout.read().decode()[-3000:]
-            assert time.time() < deadline, "not ready to be killed within 180 s"
-            time.sleep(0.1)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
-
-
 def _rerun_equals_direct(direct, server, run_id: str, env: dict[str, str]) -> None:
     """The rerun finishes the run: the judge's batch is the only new one, no line was sent
     twice, nothing is lost, and the answers and scores are the direct run's."""
@@ -314,7 +294,7 @@ def test_killed_while_batches_are_in_flight_resumes_by_polling_them(direct, serv
     the same batch: 0 duplicate submissions, 0 lost answers, the direct run's scores."""
     env = _env(tmp_path)
     server.hold()  # the batch stays in_progress
-    _kill_when(
+    kill_when(
         _cmd(server.base_url, "batched-killed"),
         env,
         lambda: server.polls >= 3 and any(_batch_ids(direct, "batched-killed")),
@@ -330,7 +310,7 @@ def test_killed_between_submission_and_its_reply_adopts_the_batch(direct, server
     the rerun finds the batch by the token in its metadata and polls it."""
     env = _env(tmp_path)
     server.stall_next_create(120)
-    _kill_when(_cmd(server.base_url, "batched-window"), env, lambda: server.creates == 1)
+    kill_when(_cmd(server.base_url, "batched-window"), env, lambda: server.creates == 1)
     node = direct.run_text(
         "MATCH (b:LLMBatch {scope: 'batched-window'}) RETURN b.state AS state, b.id AS id"
     )

@@ -14,9 +14,9 @@ provider's batches by its token (adopted when found, else its lines are collecte
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
-from collections.abc import Callable
 from typing import Any, Literal
 
 import openai
@@ -26,6 +26,7 @@ from kg.llm.batch.lines import ENDPOINT, MAX_BYTES, MAX_LINES, read_results, spl
 from kg.llm.client import LLMCallError, LLMClient
 from kg.store import Store
 
+log = logging.getLogger(__name__)
 TERMINAL = {"completed", "failed", "expired", "cancelled"}
 SUBMITTING = "submitting"
 UNSUBMITTED = "unsubmitted"  # never accepted by the provider: its lines are collected again
@@ -39,22 +40,18 @@ class BatchDriver:
         scope: str,
         clients: list[LLMClient],
         *,
-        poll_s: float | None = None,
-        poll_max_s: float | None = None,
         max_lines: int = MAX_LINES,
         max_bytes: int = MAX_BYTES,
-        say: Callable[[str], None] | None = None,
     ) -> None:
         """`scope` names whose batches these are (a run id, `build:<domain>`): a resumed
-        process finds them by it."""
+        process finds them by it. Polls wait `KG_LLM_BATCH_POLL_S`, growing by half up to
+        `KG_LLM_BATCH_POLL_MAX_S`."""
         from kg.settings import get_settings
 
         settings = get_settings()
         self.store, self.scope, self.clients = store, scope, clients
-        self.poll_s = poll_s if poll_s is not None else settings.llm_batch_poll_s
-        self.poll_max_s = poll_max_s if poll_max_s is not None else settings.llm_batch_poll_max_s
+        self.poll_s, self.poll_max_s = settings.llm_batch_poll_s, settings.llm_batch_poll_max_s
         self.max_lines, self.max_bytes = max_lines, max_bytes
-        self.say = say or (lambda _text: None)
         self.problems: list[str] = []  # malformed output lines, named (for the run's errors)
         self.submitted = 0  # batches submitted by this process
         self.lines_sent = 0
@@ -77,7 +74,7 @@ class BatchDriver:
             client.batch.in_flight.update(node["custom_ids"])
             self._open[node["token"]] = node
         if self._open:
-            self.say(f"batch: {len(self._open)} batch(es) of {self.scope} taken up again")
+            log.info("batch: %d batch(es) of %s taken up again", len(self._open), self.scope)
         self.settle()
 
     def collected(self) -> int:
@@ -170,7 +167,7 @@ class BatchDriver:
         self._open[token] = node
         self.submitted += 1
         self.lines_sent += len(ids)
-        self.say(f"batch {batch.id}: {len(ids)} line(s) of {c.model_name} submitted")
+        log.info("batch %s: %d line(s) of %s submitted", batch.id, len(ids), c.model_name)
 
     def _recover(self, client: LLMClient, node: dict[str, Any]) -> bool:
         """A batch the graph saw as `submitting`: the provider's batch with its token when

@@ -72,6 +72,8 @@ class RunSummary(BaseModel):
     elapsed_s: float = 0.0
     setup_s: float = 0.0  # reading questions, building contexts, opening the run
     endpoints: list[dict[str, Any]] = Field(default_factory=list)  # a fleet's, per endpoint
+    batches: int = 0  # `--batch`: provider batches submitted this session
+    batch_lines: int = 0
 
 
 class WorkItem(BaseModel):
@@ -158,6 +160,7 @@ class _Pipeline:
         # tried again by a later round)
         self.pending = 0
         self.failed_keys: set[tuple[str, str, str]] = set()
+        self.batches_sent = (0, 0)  # batches and lines submitted this session
 
     def next_round(self) -> None:
         """Batch mode: the next round runs on a new event loop (its locks are made anew)."""
@@ -615,6 +618,7 @@ def _batch_rounds(plan: RunPlan, pipe: _Pipeline, items: list[WorkItem], workers
         )[:1500]
     finally:
         pipe.errors += driver.problems
+        pipe.batches_sent = (driver.submitted, driver.lines_sent)
         driver.close()
 
 
@@ -682,6 +686,8 @@ def _execute_leased(plan: RunPlan, lease: leases.Lease, progress: Progress | Non
         elapsed_s=time.perf_counter() - plan.started,
         setup_s=setup_s,
         endpoints=fleet_stats(clients),
+        batches=pipe.batches_sent[0],
+        batch_lines=pipe.batches_sent[1],
     )
 
 

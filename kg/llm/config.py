@@ -205,6 +205,11 @@ def llm_config(
     from kg.llm.local.route import local_model_spec
 
     if (local := local_model_spec(model)) is not None:
+        if options.get("batch"):
+            raise InputError(
+                f"{role} model {model}: --batch needs a provider with a batch API (OpenAI's); "
+                "the local model server answers requests one by one"
+            )
         resolve_model(local)  # an unknown name or a missing GGUF file: said before anything opens
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
     if fleet is not None and urls:

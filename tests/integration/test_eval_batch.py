@@ -124,6 +124,7 @@ def test_batch_run_equals_direct_run_at_the_batch_price(direct, server):
     summary = execute(direct, spec(server, "batched", batch=True))
     assert summary.status == "done" and summary.completed == N, summary.errors
     assert direct_requests(server) == []  # every request went out in a batch
+    assert (summary.batches, summary.batch_lines) == (2, lines())
     # round 1: the answers (one model, one batch); round 2: their judging; round 3: nothing
     assert server.creates == 2
     assert sorted(b["metadata"]["kg_scope"] for b in server.batches.values()) == ["batched"] * 2
@@ -280,6 +281,8 @@ def _rerun_equals_direct(direct, server, run_id: str, env: dict[str, str]) -> No
         _cmd(server.base_url, run_id), env=env, capture_output=True, text=True, timeout=300
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    said = f"1 provider batch(es) of {DISTINCT['judge-model']} request(s) submitted (--batch)"
+    assert said in " ".join(out.stdout.split())
     assert server.creates == 2  # the answers' batch was polled, not submitted again
     assert len(server.submitted_ids) == len(set(server.submitted_ids)) == lines()
     assert direct_requests(server) == []

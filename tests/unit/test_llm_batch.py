@@ -130,3 +130,11 @@ def test_client_answers_from_the_book_with_a_repair_round(llm_server):
     book.failed(first_id, "batch b2 expired")
     with pytest.raises(LLMCallError, match="no reply in 2 batch.*b1 failed; batch b2 expired"):
         ask()
+
+
+def test_batch_with_the_local_model_is_refused():
+    from kg.errors import InputError
+    from kg.llm import llm_config
+
+    with pytest.raises(InputError, match="--batch needs a provider with a batch API"):
+        llm_config("local/smollm2-135m", role="responder", batch=True)

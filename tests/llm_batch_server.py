@@ -78,6 +78,10 @@ class BatchTestServer(LLMTestServer):
     def drop_next_create(self) -> None:
         self._faults.drop_create += 1
 
+    def lines_of(self, batch_id: str) -> list[dict[str, Any]]:
+        """The input lines of a batch, as submitted."""
+        return self._lines[batch_id]
+
     def stall_next_create(self, seconds: float) -> None:
         """The next batch is accepted at once, its reply sent `seconds` later (a client
         killed meanwhile never learns its id)."""

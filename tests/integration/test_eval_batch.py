@@ -147,6 +147,17 @@ def test_batch_run_equals_direct_run_at_the_batch_price(direct, server):
     assert all(n["id"] in server.batches and n["out"] for n in nodes)
 
 
+def test_lines_split_at_the_file_limit(direct, server, monkeypatch):
+    monkeypatch.setenv("KG_LLM_BATCH_MAX_LINES", "4")
+    summary = execute(direct, spec(server, "batched-split", batch=True))
+    assert summary.status == "done" and summary.completed == N, summary.errors
+    sizes = [len(server.lines_of(b)) for b in server.batches]
+    per_model = {m: -(-DISTINCT[m] // 4) for m in DISTINCT}  # files of at most 4 lines
+    assert len(sizes) == sum(per_model.values()) and max(sizes) == 4
+    assert len(server.submitted_ids) == len(set(server.submitted_ids)) == lines()
+    assert scores(direct, "batched-split") == scores(direct, "direct")
+
+
 def test_batch_judge_run_equals_direct_judge_run(direct, server):
     summary = execute(direct, judge_spec(server, "batched-judged", "direct", batch=True))
     assert summary.status == "done" and summary.completed == N, summary.errors

@@ -39,19 +39,18 @@ class BatchDriver:
         store: Store,
         scope: str,
         clients: list[LLMClient],
-        *,
-        max_lines: int = MAX_LINES,
-        max_bytes: int = MAX_BYTES,
     ) -> None:
         """`scope` names whose batches these are (a run id, `build:<domain>`): a resumed
         process finds them by it. Polls wait `KG_LLM_BATCH_POLL_S`, growing by half up to
-        `KG_LLM_BATCH_POLL_MAX_S`."""
+        `KG_LLM_BATCH_POLL_MAX_S`; files hold at most `KG_LLM_BATCH_MAX_LINES` lines and
+        `KG_LLM_BATCH_MAX_MB` megabytes (OpenAI's limits by default)."""
         from kg.settings import get_settings
 
         settings = get_settings()
         self.store, self.scope, self.clients = store, scope, clients
         self.poll_s, self.poll_max_s = settings.llm_batch_poll_s, settings.llm_batch_poll_max_s
-        self.max_lines, self.max_bytes = max_lines, max_bytes
+        self.max_lines = min(MAX_LINES, settings.llm_batch_max_lines)
+        self.max_bytes = min(MAX_BYTES, int(settings.llm_batch_max_mb * 1024 * 1024))
         self.problems: list[str] = []  # malformed output lines, named (for the run's errors)
         self.submitted = 0  # batches submitted by this process
         self.lines_sent = 0

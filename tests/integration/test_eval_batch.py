@@ -166,17 +166,20 @@ def test_batch_judge_run_equals_direct_judge_run(direct, server):
     assert scores(direct, "batched-judged") == scores(direct, "direct-judged")
 
 
-def test_a_failed_line_is_sent_again(direct, server):
-    server.rules.insert(0, server.add_rule(match=ANSWER_MARKER, status=500, times=1))
+@pytest.mark.parametrize("fault", [{"status": 500}, {"reply": ""}], ids=["500", "empty"])
+def test_a_failed_line_is_sent_again(direct, server, fault):
+    """A line answered with an error status, or with no answer (empty content)."""
+    server.rules.insert(0, server.add_rule(match=ANSWER_MARKER, times=1, **fault))
     server.rules.pop()  # add_rule appended it: it is tried first now
-    summary = execute(direct, spec(server, "batched-failed-line", batch=True))
+    run_id = f"batched-failed-line-{fault.get('status', 'empty')}"
+    summary = execute(direct, spec(server, run_id, batch=True))
     assert summary.status == "done" and summary.completed == N, summary.errors
     counts = Counter(server.submitted_ids)
     assert sorted(counts.values()) == [1] * (lines() - 1) + [2]  # that line alone, again
     # answers; the failed answer again + the other answers' judging; its judging
     assert server.creates == 4
-    assert answers(direct, "batched-failed-line") == answers(direct, "direct")
-    assert scores(direct, "batched-failed-line") == scores(direct, "direct")
+    assert answers(direct, run_id) == answers(direct, "direct")
+    assert scores(direct, run_id) == scores(direct, "direct")
 
 
 def test_a_line_failing_twice_is_reported_never_scored(direct, server):

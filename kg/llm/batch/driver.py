@@ -24,6 +24,7 @@ import openai
 from kg.llm.batch.book import BatchBook
 from kg.llm.batch.lines import ENDPOINT, MAX_BYTES, MAX_LINES, read_results, split_lines
 from kg.llm.client import LLMCallError, LLMClient
+from kg.llm.reply_check import NotAnAnswer, answer_text
 from kg.store import Store
 
 log = logging.getLogger(__name__)
@@ -202,11 +203,16 @@ class BatchDriver:
             got = read_results(raw, f"batch {batch.id} {kind} file {fid}", expected)
             self.problems += got.problems
             for cid, body in got.replies.items():
+                try:  # an empty or choice-less reply is a failed line, sent again
+                    answer_text(body)
+                except NotAnAnswer as exc:
+                    got.failed[cid] = f"batch {batch.id} {kind} file {fid}: not an answer: {exc}"
+                    continue
                 book.answered(cid, body)
+                replies += 1
             for cid, why in got.failed.items():
                 book.failed(cid, why)
             seen |= set(got.replies) | set(got.failed)
-            replies += len(got.replies)
         why = f"batch {batch.id} {batch.status}" + _batch_errors(batch)
         for cid in expected - seen:
             book.failed(cid, f"{why}: no reply")

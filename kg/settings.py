@@ -122,6 +122,14 @@ class Settings(BaseSettings):
 
     # --- batching ---
     batch_size: int = 1000
+    # Provider batch mode (`--batch`, kg.llm.batch): the first wait between two polls of a
+    # batch, growing by half each poll up to the longest wait.
+    llm_batch_poll_s: float = Field(default=10.0, gt=0)
+    llm_batch_poll_max_s: float = Field(default=300.0, gt=0)
+    # A batch file's limits (OpenAI's: 50,000 lines, 200 MB); a provider with lower ones sets
+    # them lower.
+    llm_batch_max_lines: int = Field(default=50_000, ge=1, le=50_000)
+    llm_batch_max_mb: float = Field(default=200.0, gt=0, le=200.0)
 
     # --- embeddings ---
     embedding_model: str = "all-MiniLM-L6-v2"

@@ -3,6 +3,10 @@ at the server the session fixture provisioned."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,3 +46,22 @@ def import_demo_sample() -> None:
         "--palette",
         str(ROOT / "demo/bench/palette.json"),
     )
+
+
+def kill_when(cmd: list[str], env: dict[str, str], ready) -> None:
+    """Start `kg ...` in a process of its own and kill -9 it once `ready()` holds."""
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    try:
+        deadline = time.time() + 180
+        while not ready():
+            assert proc.poll() is None, proc.stdout.read().decode()[-3000:]
+            assert time.time() < deadline, "not ready to be killed within 180 s"
+            time.sleep(0.1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()

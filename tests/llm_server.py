@@ -250,26 +250,9 @@ class LLMTestServer:
                 }
                 length = int(headers.get("content-length") or 0)
                 raw = await reader.readexactly(length) if length else b""
-                if method == "GET" and path.rstrip("/").endswith("/models"):
-                    out = (
-                        200,
-                        {},
-                        json.dumps(
-                            {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
-                        ).encode(),
-                        0.0,
-                    )
-                elif method == "GET" and path == "/health":  # llama.cpp's readiness probe
-                    out = (200, {}, b'{"status": "ok"}', 0.0)
-                elif method != "POST":
-                    out = (404, {}, _error("not found"), 0.0)
-                else:
-                    try:
-                        body = json.loads(raw or b"{}")
-                    except json.JSONDecodeError:
-                        out = (400, {}, _error("request body is not JSON"), 0.0)
-                    else:
-                        out = self.handle(path, body, headers)
+                out = self.route(method, path, headers, raw)
+                if out is None:  # a scripted fault: the connection drops without a reply
+                    break
                 status, out_headers, payload, delay = out
                 if self._slots is not None:
                     async with self._slots:  # one of N slots "generates" this reply
@@ -292,6 +275,24 @@ class LLMTestServer:
             pass  # the client went away (e.g. gave up on a slow reply) or spoke garbage
         finally:
             writer.close()
+
+    def route(
+        self, method: str, path: str, headers: dict[str, str], raw: bytes
+    ) -> tuple[int, dict[str, str], bytes, float] | None:
+        """One request: (status, headers, body bytes, delay), or None to drop the connection
+        (a sibling server serves more routes: tests/llm_batch_server.py)."""
+        if method == "GET" and path.rstrip("/").endswith("/models"):
+            models = {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
+            return 200, {}, json.dumps(models).encode(), 0.0
+        if method == "GET" and path == "/health":  # llama.cpp's readiness probe
+            return 200, {}, b'{"status": "ok"}', 0.0
+        if method != "POST":
+            return 404, {}, _error("not found"), 0.0
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return 400, {}, _error("request body is not JSON"), 0.0
+        return self.handle(path, body, headers)
 
     def pause(self) -> None:
         """Hold every reply (already received or not) until `resume()`."""

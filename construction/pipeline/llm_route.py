@@ -17,6 +17,7 @@ from kg.prompt_files import load_prompt
 
 if TYPE_CHECKING:
     from kg.llm import LLMClient
+    from kg.llm.batch.driver import BatchDriver
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -42,6 +43,8 @@ class BuildLLM:
     def __init__(self, client: LLMClient, model: str) -> None:
         self.client = client
         self.model = model
+        # `--batch`: the build's batch driver (the stages' items run in rounds: Stage.each_item)
+        self.batches: BatchDriver | None = None
         self._in = 0
         self._out = 0
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +25,9 @@ from kg.palette import Palette, load_palette, stored_palette
 from kg.processes import stop_signal_name
 from kg.runs import RunStatus, finish_run, start_run
 from kg.store import Store
+
+if TYPE_CHECKING:
+    from kg.llm.batch.driver import BatchDriver
 
 
 class BuildPlan(BaseModel):
@@ -278,6 +282,12 @@ def _build_leased(
     )
     status, error = RunStatus.failed, None
     walked = StageWalk()
+    batches: BatchDriver | None = None
+    if llm is not None and llm.client.config.batch:
+        from kg.llm.batch.driver import BatchDriver
+
+        # the domain's batches: a build killed meanwhile finds them again
+        batches = BatchDriver(store, f"build:{config.domain}", [llm.client])
     try:
         if leased.palette is not None:
             store.query(
@@ -290,7 +300,12 @@ def _build_leased(
             ctx.palette = stored_palette(store, config.domain)
         if plan.from_stage:
             _reset_from(ctx, plan.from_stage)
+        if batches is not None and llm is not None:
+            batches.resume()
+            llm.batches = batches
         walked = walk(ctx, planned, plan.allow_partial)
+        if batches is not None:  # every batch read: a later build starts afresh
+            batches.close_scope()
         # `partial`: closed with items left, resumable (the one run vocabulary).
         status = RunStatus.partial if walked.stopped_after else RunStatus.done
         if walked.stopped_after:
@@ -307,6 +322,8 @@ def _build_leased(
         status = RunStatus.failed
         raise
     finally:
+        if batches is not None:
+            batches.close()
         summary = domain_summary(store, config.domain)
         reports = list(ctx.reports.values())
         tin = sum(r.tokens_in for r in reports)

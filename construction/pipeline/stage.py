@@ -13,6 +13,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from construction.pipeline.llm_route import RejectedReply
+from kg.llm.batch import BatchPending
 
 if TYPE_CHECKING:
     from construction.pipeline.context import BuildContext, StageReport
@@ -78,17 +79,34 @@ class Stage(ABC):
     ) -> None:
         """Run `work` over `items` with the model, each item writing its own result (a killed
         build keeps what finished). A rejected reply is counted on `rep` and its item left
-        undone, for a rerun to retry; the bar advances either way."""
+        undone, for a rerun to retry; the bar advances either way.
+
+        `--batch` (`model.batches`): in rounds. An item whose request no finished batch
+        answers waits; the round's requests go out as provider batches, and the next round
+        runs the waiting items again, answered from them (docs/batch.md)."""
         bar = ctx.bar(self.name, len(items))
+        waiting: list[T] = []
 
         async def one(item: T) -> None:
             try:
                 await work(item)
             except RejectedReply as exc:
                 rep.reject(exc.reason)
+            except BatchPending:  # its request goes out in this round's batch
+                waiting.append(item)
+                return
             bar.advance()
 
-        model.map(items, one)
+        todo = items
+        while todo:
+            model.map(todo, one)
+            todo, waiting[:] = list(waiting), []
+            if todo and model.batches is not None and model.batches.collected():
+                model.batches.submit()
+                model.batches.settle()
+            elif todo:  # nothing to send that could answer them (cannot happen): said
+                rep.reject("batch_pending", len(todo))
+                break
         bar.close()
 
 

@@ -63,6 +63,7 @@ class CostPlan(BaseModel):
     wall_s: float = 0.0
     latency_s: float = DEFAULT_LATENCY_S
     tokenizer: str = REGEX_TOKENIZER
+    batch: bool = False  # priced at the batch API's price (`--batch`)
 
     @property
     def calls(self) -> int:
@@ -73,6 +74,8 @@ class CostPlan(BaseModel):
         cost = f"${self.cost:.2f}" if self.cost is not None else "cost unknown (no price)"
         if self.cost is not None and self.unpriced:
             cost += f" + unpriced {', '.join(self.unpriced)}"
+        if self.batch:
+            cost += " at the batch price"
         return (
             f"plan: {self.answers} answer(s) of {self.questions} question(s), {self.calls} "
             f"model call(s), {sum(r.prompt_tokens for r in self.roles):,} prompt + "
@@ -211,6 +214,8 @@ def estimate(
     for r in ordered:
         client = plan.r_client if r.role in RESPONDER_ROLES else plan.j_client
         r.cost = _cost(client.config.price_for() if client else None, r)
+        if r.cost is not None and client is not None:  # `--batch`: the batch price
+            r.cost *= client.config.price_factor()
         if r.cost is None:
             unpriced.add(r.model)
     priced = [r.cost for r in ordered if r.cost is not None]
@@ -223,6 +228,7 @@ def estimate(
         roles=ordered,
         cost=sum(priced) if priced else None,
         unpriced=sorted(unpriced),
+        batch=any(c.config.batch for c in plan.clients),
         wall_s=_wall_s(plan, ordered, len(items), latency),
         latency_s=latency,
         completion_source=(

@@ -9,6 +9,7 @@ so a run killed at any moment resumes with `--run-id` where it stopped: nothing 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from kg.llm import (
     StructuredOutputError,
     ledger_file,
 )
+from kg.llm.batch import BatchPending
 from kg.llm.fleet import fleet_stats
 from kg.processes import stop_signal_name
 from kg.runs import RunStatus
@@ -70,6 +72,8 @@ class RunSummary(BaseModel):
     elapsed_s: float = 0.0
     setup_s: float = 0.0  # reading questions, building contexts, opening the run
     endpoints: list[dict[str, Any]] = Field(default_factory=list)  # a fleet's, per endpoint
+    batches: int = 0  # `--batch`: provider batches submitted this session
+    batch_lines: int = 0
 
 
 class WorkItem(BaseModel):
@@ -152,6 +156,17 @@ class _Pipeline:
         # offline judges that judge many answers at once: answers wait here for it
         self.answered: list[Answered] = []
         self._judge_lock = asyncio.Lock()
+        # batch mode: items waiting for a batch this round, and items that failed (not
+        # tried again by a later round)
+        self.pending = 0
+        self.failed_keys: set[tuple[str, str, str]] = set()
+        self.batches_sent = (0, 0)  # batches and lines submitted this session
+
+    def next_round(self) -> None:
+        """Batch mode: the next round runs on a new event loop (its locks are made anew)."""
+        self._flush_lock, self._judge_lock = asyncio.Lock(), asyncio.Lock()
+        self._flushing = None
+        self.pending = 0
 
     def _usage_delta(self, results: list[QuestionResult]) -> dict[str, float | int]:
         calls = cached = 0
@@ -275,6 +290,8 @@ class _Pipeline:
                 q = item.question
                 try:
                     await self.process(item)
+                except BatchPending:  # batch mode: its request goes out in this round's batch
+                    self.pending += 1
                 except BudgetExceeded as exc:
                     self.stopped = str(exc)
                 except ServerUnreachable as exc:  # every other question would fail too
@@ -285,6 +302,7 @@ class _Pipeline:
                     )[:1500]
                 except (StructuredOutputError, LLMCallError) as exc:
                     self.errors.append(f"{q.ref}: {type(exc).__name__}: {exc}"[:1000])
+                    self.failed_keys.add(item_key(item))
                     if isinstance(exc.__cause__, _FATAL):  # every other call would fail too
                         self.stopped = f"{type(exc.__cause__).__name__}: {exc}"[:1000]
 
@@ -564,6 +582,46 @@ def work_items(plan: RunPlan, done: set[str]) -> list[WorkItem]:
     return items
 
 
+def item_key(item: WorkItem) -> tuple[str, str, str]:
+    """Which answer an item makes or judges (batch rounds skip the items that failed)."""
+    variant = json.dumps(item.variant.key(), sort_keys=True, default=str)
+    return (item.question.uid, variant, item.stored.uid if item.stored else "")
+
+
+def _batch_rounds(plan: RunPlan, pipe: _Pipeline, items: list[WorkItem], workers: int) -> None:
+    """Batch mode (`--batch`, docs/batch.md): rounds of the same pipeline. A round answers
+    what finished batches hold and collects every other request as a batch line (its item
+    waits); the lines go out as batches, polled to the end, and the next round goes on from
+    their replies (answers, then their judging) until a round collects nothing. A resumed run
+    first waits for the batches the graph says are in flight: no line is sent twice."""
+    from kg.llm.batch.driver import BatchDriver
+
+    driver = BatchDriver(plan.store, plan.run_id, [c for c in plan.clients if c.config.batch])
+    try:
+        driver.resume()
+        while True:
+            asyncio.run(pipe.run(items, workers))
+            if pipe.stopped is not None or pipe.db_error is not None or not driver.collected():
+                break
+            driver.submit()
+            driver.settle()
+            pipe.next_round()
+            done = runs.done_answers(plan.store, plan.run_id)
+            items = [i for i in work_items(plan, done) if item_key(i) not in pipe.failed_keys]
+        if pipe.stopped is None:  # every reply was used: a rerun (of failed items) starts afresh
+            driver.close_scope()
+    except (openai.APIError, LLMCallError) as exc:  # the batch API failed: nothing is lost
+        pipe.stopped = (
+            f"stopped: the batch API failed ({type(exc).__name__}: {exc}); the batches sent "
+            f"are kept in the graph: rerun with --run-id {plan.run_id} to resume (they are "
+            "polled, never sent again)"
+        )[:1500]
+    finally:
+        pipe.errors += driver.problems
+        pipe.batches_sent = (driver.submitted, driver.lines_sent)
+        driver.close()
+
+
 def _execute_leased(plan: RunPlan, lease: leases.Lease, progress: Progress | None) -> RunSummary:
     """The run itself, while this process holds the run's lease (one writer per run)."""
     store, spec, run_id = plan.store, plan.spec, plan.run_id
@@ -578,7 +636,10 @@ def _execute_leased(plan: RunPlan, lease: leases.Lease, progress: Progress | Non
     pipe = _Pipeline(plan, lease, progress, len(items))
     setup_s = time.perf_counter() - plan.started
     try:
-        asyncio.run(pipe.run(items, workers))
+        if any(c.config.batch for c in clients):
+            _batch_rounds(plan, pipe, items, workers)
+        else:
+            asyncio.run(pipe.run(items, workers))
         if pipe.db_error is not None:
             lease.problem = lease.problem or pipe.db_error  # do not wait on the dead server
             raise _database_lost(pipe)
@@ -625,6 +686,8 @@ def _execute_leased(plan: RunPlan, lease: leases.Lease, progress: Progress | Non
         elapsed_s=time.perf_counter() - plan.started,
         setup_s=setup_s,
         endpoints=fleet_stats(clients),
+        batches=pipe.batches_sent[0],
+        batch_lines=pipe.batches_sent[1],
     )
 
 

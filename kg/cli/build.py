@@ -208,6 +208,14 @@ class BuildRun(OptionGroup):
             help="run later stages even when a stage had failed items (recorded on the Run)",
         ),
     ] = False
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="send the builder model's requests as provider batch jobs, stage by stage "
+            "(the batch price, replies within 24 h per round; docs/batch.md)",
+        ),
+    ] = False
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="log each stage")] = False
 
@@ -265,12 +273,14 @@ def register(app: typer.Typer) -> None:
             level=logging.INFO if run.verbose else logging.WARNING,
             format="%(levelname)s %(name)s: %(message)s",
         )
+        if run.batch and not model:
+            fail("--batch sends the builder model's requests: it needs --model")
         cfg = settings.config(domain, llm.concurrency)
         llm_route = None
         if model:
             from construction.pipeline.llm_route import make_build_llm
 
-            llm_route = make_build_llm(config=llm.config(model, "builder"))
+            llm_route = make_build_llm(config=llm.config(model, "builder", batch=run.batch))
             if (
                 llm_route is not None and llm_route.client.config.endpoints
             ):  # a fleet: items for every slot

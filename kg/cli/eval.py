@@ -82,6 +82,12 @@ def _execute(spec: RunSpec) -> None:
             "(finish_reason length): raise --max-tokens for complete answers",
             highlight=False,
         )
+    if summary.batches:
+        console.print(
+            f"  {summary.batches} provider batch(es) of {summary.batch_lines} request(s) "
+            "submitted (--batch)",
+            highlight=False,
+        )
     if summary.judge_self_agreement is not None:
         console.print(f"  {summary.judge_self_agreement.line()}", highlight=False)
     from kg.llm.fleet import stats_line

@@ -205,6 +205,15 @@ class Spend(OptionGroup):
     prices: Annotated[
         Path | None, typer.Option(help="JSON price table {model: {input_per_mtok, ...}}")
     ] = None
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="send the model requests as provider batch jobs (OpenAI batch API: the batch "
+            "price, replies within 24 h); a killed run resumes by polling the same batches "
+            "(docs/batch.md)",
+        ),
+    ] = False
 
 
 class Scope(OptionGroup):

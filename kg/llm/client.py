@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - openai releases on plain httpx
     import httpx as httpx2  # type: ignore[no-redef]
 from pydantic import BaseModel, ConfigDict, Field
 
+from kg.llm.batch.book import BatchBook, BatchLineFailed, BatchPending
 from kg.llm.cache import CachedReply, ResponseCache, cache_key
 from kg.llm.config import LLMConfig
 from kg.llm.fleet import EndpointPool, EndpointState, FleetDown
@@ -188,6 +189,9 @@ class LLMClient:
             if cache is not None
             else (ResponseCache(config.cache_path) if config.cache else None)
         )
+        # Batch mode: the replies of finished batch lines and the lines still to send
+        # (set by kg.llm.batch.BatchDriver for the rounds of a batch run).
+        self.batch: BatchBook | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._api: openai.AsyncOpenAI | None = None
         self._sem: asyncio.Semaphore | None = None
@@ -387,13 +391,20 @@ class LLMClient:
         _, sem = self._state()
         async with sem:
             self.ledger.check_budget()
+            pending = False
             try:
                 reply = await self._complete_uncached(
-                    messages, api_params, schema, check, record, schema_json
+                    messages, api_params, schema, check, record, schema_json, sample
                 )
+            except BatchPending:
+                pending = True
+                raise
             finally:
                 record.latency_s = time.perf_counter() - started
-                self.ledger.add(record)
+                # batch replies that served before (an earlier round) cost nothing again
+                record.cached = record.batch and not record.attempts
+                if not pending or record.attempts:  # a pending request has cost nothing yet
+                    self.ledger.add(record)
         if self._cache is not None:
             self._cache.put(
                 key,
@@ -463,11 +474,12 @@ class LLMClient:
         check: Callable[[Any], None] | None,
         record: CallRecord,
         schema_json: dict[str, Any] | None = None,
+        sample: int | None = None,
     ) -> LLMReply:
         sent = messages
         if schema is not None and self._json_schema_ok is False:
             sent = _with_instructions(messages, schema_instructions(schema, schema_json))
-        reply = await self._structured_call(sent, params, schema, record, schema_json)
+        reply = await self._structured_call(sent, params, schema, record, schema_json, sample)
         if schema is None:
             return reply
         try:
@@ -488,7 +500,7 @@ class LLMClient:
             {"role": "user", "content": repair},
         ]
         record.repaired = True
-        fixed = await self._structured_call(again, params, schema, record, schema_json)
+        fixed = await self._structured_call(again, params, schema, record, schema_json, sample)
         fixed.usage.prompt_tokens += reply.usage.prompt_tokens
         fixed.usage.completion_tokens += reply.usage.completion_tokens
         try:
@@ -517,15 +529,17 @@ class LLMClient:
         schema: type[BaseModel] | None,
         record: CallRecord,
         schema_json: dict[str, Any] | None = None,
+        sample: int | None = None,
     ) -> LLMReply:
         if schema is None or self._json_schema_ok is False:
-            return await self._call(messages, params, record)
+            return await self._call(messages, params, record, sample)
         style = "json_object" if self.config.structured_output == "json_object" else ("json_schema")
         try:
             return await self._call(
                 messages,
                 {**params, "response_format": response_format(schema, style, schema_json)},
                 record,
+                sample,
             )
         except LLMCallError as exc:
             cause = exc.__cause__
@@ -541,6 +555,7 @@ class LLMClient:
                     _with_instructions(messages, schema_instructions(schema, schema_json)),
                     params,
                     record,
+                    sample,
                 )
             raise
 
@@ -549,7 +564,74 @@ class LLMClient:
         messages: list[dict[str, Any]],
         params: dict[str, Any],
         record: CallRecord,
+        sample: int | None = None,
     ) -> LLMReply:
+        charged = True  # a batch reply that served before is not charged again
+        if self.batch is not None:  # batch mode: the reply of a batch line, or BatchPending
+            resp, text, charged = self._batch_reply(messages, params, record, sample)
+        else:
+            resp, text = await self._send(messages, params, record)
+        choice = resp["choices"][0]  # answer_text checked that it is there
+        finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+        record.truncated = record.truncated or finish == "length"
+        usage = resp.get("usage") or None
+        u = Usage(
+            prompt_tokens=(usage or {}).get("prompt_tokens") or 0,
+            completion_tokens=(usage or {}).get("completion_tokens") or 0,
+            reported=usage is not None,
+        )
+        if charged:
+            record.prompt_tokens += u.prompt_tokens
+            record.completion_tokens += u.completion_tokens
+        return LLMReply(
+            text=str(text),
+            usage=u,
+            model=resp.get("model") or self.config.model_name,
+            finish_reason=finish,
+            logprobs=_token_logprobs(choice) if params.get("logprobs") else None,
+        )
+
+    def _batch_reply(
+        self,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        record: CallRecord,
+        sample: int | None,
+    ) -> tuple[Any, Any, bool]:
+        """The reply a finished batch holds for this exact request (its `custom_id` is the
+        request's content hash); an unknown request becomes a line of the next batch
+        (`BatchPending`). A reply is charged (at the batch price) the first time it serves."""
+        assert self.batch is not None
+        c = self.config
+        body = {"model": c.model_name, "messages": messages, **params}
+        custom_id = cache_key(c.model_name, c.resolved_base_url, messages, params, None, sample)
+        try:
+            resp, first = self.batch.reply(custom_id, body)
+        except BatchLineFailed as exc:  # reported like a call that failed every retry
+            raise LLMCallError(self._redact(f"{c.role} model {c.model_name}: {exc}")) from exc
+        record.batch = True
+        if first:
+            record.attempts += 1
+        try:
+            return resp, answer_text(resp), first
+        except Exception as exc:
+            if not_an_answer(exc):
+                raise LLMCallError(
+                    self._redact(
+                        f"{c.role} model {c.model_name}: batch line {custom_id}: not an "
+                        f"answer: {not_an_answer(exc)}"
+                    )
+                ) from exc
+            raise
+
+    async def _send(
+        self,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        record: CallRecord,
+    ) -> tuple[Any, Any]:
+        """One chat completion over HTTP (retries, a fleet's endpoints): the response body
+        and its answer text."""
         api, _ = self._state()
         c = self.config
         pool = self.pool
@@ -640,24 +722,7 @@ class LLMClient:
                 if ep is not None and pool is not None:
                     await pool.release(ep, latency_s=time.perf_counter() - sent_at)
                 break
-        choice = resp["choices"][0]  # answer_text checked that it is there
-        finish = choice.get("finish_reason") if isinstance(choice, dict) else None
-        record.truncated = record.truncated or finish == "length"
-        usage = resp.get("usage") or None
-        u = Usage(
-            prompt_tokens=(usage or {}).get("prompt_tokens") or 0,
-            completion_tokens=(usage or {}).get("completion_tokens") or 0,
-            reported=usage is not None,
-        )
-        record.prompt_tokens += u.prompt_tokens
-        record.completion_tokens += u.completion_tokens
-        return LLMReply(
-            text=str(text),
-            usage=u,
-            model=resp.get("model") or c.model_name,
-            finish_reason=finish,
-            logprobs=_token_logprobs(choice) if params.get("logprobs") else None,
-        )
+        return resp, text
 
     def _server_gone(self, exc: Exception) -> str | None:
         """For `local/` models: a refused connection while the server process is dead or

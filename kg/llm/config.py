@@ -56,6 +56,9 @@ class Price(BaseModel):
 
     input_per_mtok: float = 0.0
     output_per_mtok: float = 0.0
+    # What a reply costs through the provider's batch API, as a factor of the prices above
+    # (OpenAI's batch discount: half price).
+    batch_factor: float = Field(default=0.5, ge=0)
 
 
 def default_cache_path() -> Path:
@@ -94,6 +97,9 @@ class LLMConfig(BaseModel):
     # A fleet (kg.llm.fleet): several endpoints serving this model; the first one is the
     # `base_url` that names the run and keys the cache, whichever endpoint answers.
     endpoints: list[Endpoint] = Field(default_factory=list)
+    # Batch mode (kg.llm.batch): requests go to the provider's batch API (`--batch`); an
+    # execution mode like `concurrency`, not a result field (same replies, lower price).
+    batch: bool = False
 
     @model_validator(mode="after")
     def _fleet_base_url(self) -> LLMConfig:
@@ -156,6 +162,11 @@ class LLMConfig(BaseModel):
     def price_for(self) -> Price | None:
         return self.prices.get(self.model) or self.prices.get(self.model_name)
 
+    def price_factor(self) -> float:
+        """The factor on the price of this role's replies: the batch discount in batch mode."""
+        price = self.price_for()
+        return price.batch_factor if self.batch and price is not None else 1.0
+
     def public_dict(self) -> dict[str, Any]:
         """What a run record may hold: everything but secrets and local paths."""
         d = self.model_dump(mode="json", exclude={"cache_path"})
@@ -164,7 +175,7 @@ class LLMConfig(BaseModel):
 
 
 def load_prices(path: Path) -> dict[str, Price]:
-    """A price table file: `{model: {input_per_mtok, output_per_mtok}}`."""
+    """A price table file: `{model: {input_per_mtok, output_per_mtok, batch_factor?}}`."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         return {k: Price(**v) for k, v in raw.items()}
@@ -194,6 +205,11 @@ def llm_config(
     from kg.llm.local.route import local_model_spec
 
     if (local := local_model_spec(model)) is not None:
+        if options.get("batch"):
+            raise InputError(
+                f"{role} model {model}: --batch needs a provider with a batch API (OpenAI's); "
+                "the local model server answers requests one by one"
+            )
         resolve_model(local)  # an unknown name or a missing GGUF file: said before anything opens
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
     if fleet is not None and urls:

@@ -23,6 +23,7 @@ class CallRecord(BaseModel):
     attempts: int = 0  # HTTP requests made (retries and the repair request included)
     repaired: bool = False
     truncated: bool = False  # a reply ended by max_tokens (finish_reason "length")
+    batch: bool = False  # answered through the provider's batch API (the batch price)
     latency_s: float = 0.0
     cost: float = 0.0
 
@@ -38,6 +39,8 @@ class Ledger(BaseModel):
                 record.prompt_tokens * self.price.input_per_mtok
                 + record.completion_tokens * self.price.output_per_mtok
             ) / 1e6
+            if record.batch:
+                record.cost *= self.price.batch_factor
         self.records.append(record)
         return record
 

@@ -112,3 +112,23 @@ def test_run_over_max_cost_is_refused_before_any_call(bench, llm_server, monkeyp
     assert llm_server.requests == [] and _nodes(bench) == before
     res = runner.invoke(app, ["eval", "plan", *opts])  # the table names every role
     assert res.exit_code == 0 and "| path judge | judge-model |" in res.output
+
+
+def test_plan_with_batch_shows_the_batch_price(bench, llm_server, monkeypatch, tmp_path):
+    monkeypatch.setenv("PLAN_TEST_KEY", "sk-test")
+    prices = tmp_path / "prices.json"
+    price = {"input_per_mtok": 10.0, "output_per_mtok": 30.0}
+    prices.write_text(
+        json.dumps({"answer-model": price, "judge-model": {**price, "batch_factor": 0.4}})
+    )
+    opts = _options(llm_server, "--prices", str(prices))
+    runner = CliRunner()
+    plain = json.loads(runner.invoke(app, ["eval", "plan", *opts, "--json"]).output)
+    batch = json.loads(runner.invoke(app, ["eval", "plan", *opts, "--batch", "--json"]).output)
+    assert batch["batch"] and not plain["batch"]
+    for a, b in zip(plain["roles"], batch["roles"], strict=True):
+        factor = 0.5 if a["model"] == "answer-model" else 0.4  # the default, or the table's
+        assert b["cost"] == pytest.approx(a["cost"] * factor)
+    res = runner.invoke(app, ["eval", "plan", *opts, "--batch"])
+    assert res.exit_code == 0 and "at the batch price" in res.output
+    assert llm_server.requests == []

@@ -457,6 +457,97 @@ def add_eval_model(server: LLMTestServer, *, delay: float = 0.0, path_present=No
     server.add_rule(match=ANSWER_MARKER, reply=scripted_answer, delay=delay)
 
 
+# -- `kg build`'s model stages, scripted (tests/integration/test_build_llm.py and
+#    test_build_plan.py): the marker of each stage's prompt, and replies made from the prompt --
+BUILD_MARKERS = {
+    "facts": "Extract single-fact sentences",
+    "concepts": "Name the shared explanatory focus",
+    "relations": "Find every explanatory relation",
+    "questions": "Write one perspective-targeted question",
+    "evidence": "Select the focused evidence",
+}
+
+
+def facts_reply(body: dict[str, Any]) -> dict[str, Any]:
+    from construction.pipeline import text_units as tu
+
+    chunk = _user_text(body).split('"""')[1]
+    sents = [s for s in tu.sentences(chunk) if tu.is_complete(s)][:5]
+    return {
+        "facts": [
+            {"sentence": s, "entities": tu.candidate_phrases(s, 2)[:3] or ["water"]} for s in sents
+        ]
+    }
+
+
+def summary_reply(body: dict[str, Any]) -> dict[str, Any]:
+    text = _user_text(body)
+    words = re.search(r"orientation\): (.*)", text).group(1).split(", ")
+    first_fact = re.search(r"^- (.*)$", text, re.M).group(1)
+    return {"name": " ".join(w.title() for w in words[:2]), "summary": first_fact}
+
+
+def relations_reply(body: dict[str, Any]) -> dict[str, Any]:
+    text = _user_text(body)
+    a, b = re.search(r"BOTH directions: (topic_\d+) -> (topic_\d+)", text).groups()
+    fact = re.findall(r"^  - (.*)$", text, re.M)[0]  # a key-evidence sentence
+    return {
+        "relations": [
+            {"source": a, "target": b, "label": "SUPPLIES", "reason": f"{fact} So A feeds B."},
+            {"source": a, "target": b, "label": "CAUSES", "reason": f"{fact}"},
+            {"source": a, "target": b, "label": "IS_PART_OF", "reason": f"As stated: {fact}"},
+            {"source": b, "target": a, "label": "PRECEDES", "reason": f"{fact} B comes first."},
+            {"source": b, "target": a, "label": "CAUSES", "reason": "B changes A, trust me."},
+            {"source": a, "target": "topic_999", "label": "CAUSES", "reason": "wrong endpoint"},
+            {"source": a, "target": a, "label": "CAUSES", "reason": "self loop"},
+            {
+                "source": a,
+                "target": b,
+                "label": "INVENTS",
+                "reason": f"{fact} (not in the palette)",
+                "description": "A brings B into being.",
+                "category": "causal_relations",
+            },
+            {"source": a, "target": b, "label": "supplies", "reason": "bad label"},
+        ]
+    }
+
+
+def question_reply_factory() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Question replies; the first names a relation label (the stage must reject it)."""
+    state = {"n": 0}
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        state["n"] += 1
+        names = re.findall(r"^- topic_\d+ = (.*?):", _user_text(body), re.M)
+        if state["n"] == 1:  # names a relation label: must be rejected
+            return {"question": f"What causes {names[-1]}?", "theme": "Causal"}
+        return {
+            "question": f"How is {names[0]} connected to {names[-1]} through its mechanism?",
+            "theme": "Mechanism",
+        }
+
+    return reply
+
+
+def evidence_reply(body: dict[str, Any]) -> dict[str, Any]:
+    facts = re.findall(r"^- (.*)$", _user_text(body).split("Candidate facts")[1], re.M)
+    return {"evidence": [facts[0], "A sentence that is in no chunk at all."]}
+
+
+def add_build_model(server: LLMTestServer) -> None:
+    """Rules that play the builder model of every `kg build` model stage."""
+    replies = {
+        "facts": facts_reply,
+        "concepts": summary_reply,
+        "relations": relations_reply,
+        "questions": question_reply_factory(),
+        "evidence": evidence_reply,
+    }
+    for stage, marker in BUILD_MARKERS.items():
+        server.add_rule(match=marker, reply=replies[stage])
+
+
 def main() -> None:
     """Serve from a process of its own (benchmarks: keeps the server off the client's CPU).
 

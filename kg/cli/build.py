@@ -25,12 +25,21 @@ from rich.text import Text
 
 from construction.pipeline import STAGES as STAGE_NAMES
 from kg.cli.console import console, err_console, fail, open_store
-from kg.cli.options import Change, LLMEndpoint, OptionGroup, grouped
+from kg.cli.options import (
+    DROP,
+    Change,
+    Generation,
+    LLMEndpoint,
+    OptionGroup,
+    Spend,
+    grouped,
+)
 from kg.runs import RunStatus
 
 if TYPE_CHECKING:
     from construction.pipeline.config import BuildConfig
-    from construction.pipeline.runner import BuildResult
+    from construction.pipeline.llm_route import BuildLLM
+    from construction.pipeline.runner import BuildPlan, BuildResult
 
 SUMMARY_ROWS = [
     ("chunks", "chunks"),
@@ -208,6 +217,18 @@ class BuildRun(OptionGroup):
             help="run later stages even when a stage had failed items (recorded on the Run)",
         ),
     ] = False
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="show what the build would ask the model (calls, tokens, cost, wall time per "
+            "stage) and stop: nothing is called, nothing is written",
+        ),
+    ] = False
+    latency: Annotated[
+        float | None,
+        typer.Option(help="assumed seconds per model call for the plan's wall time (default 2)"),
+    ] = None
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="log each stage")] = False
 
@@ -237,6 +258,13 @@ def register(app: typer.Typer) -> None:
             None, help="builder model (provider/name); offline heuristics when omitted"
         ),
         llm: LLMEndpoint = LLMEndpoint.options(concurrency=Change(4, "model calls in flight")),
+        spend: Spend = Spend.options(
+            max_cost=Change(
+                help="refuse, before any call, a build whose plan costs more; stop once this "
+                "many dollars are spent"
+            )
+        ),
+        gen: Generation = Generation.options(temperature=DROP, reasoning_effort=DROP),
         settings: BuildSettings = BuildSettings.options(),
         run: BuildRun = BuildRun.options(),
     ) -> None:
@@ -270,7 +298,10 @@ def register(app: typer.Typer) -> None:
         if model:
             from construction.pipeline.llm_route import make_build_llm
 
-            llm_route = make_build_llm(config=llm.config(model, "builder"))
+            builder = llm.config(model, "builder", **spend.model_dump(), **gen.settings())
+            if run.plan:  # no response cache file is opened: the plan asks nothing
+                builder = builder.model_copy(update={"cache": False})
+            llm_route = make_build_llm(config=builder)
             if (
                 llm_route is not None and llm_route.client.config.endpoints
             ):  # a fleet: items for every slot
@@ -278,6 +309,19 @@ def register(app: typer.Typer) -> None:
         from kg.llm.fleet import fleet_stats, stats_line
 
         as_json = run.as_json
+        plan = BuildPlan(
+            config=cfg,
+            chunk_paths=list(chunks),
+            palette_path=palette,
+            from_stage=from_stage,
+            only=only,
+            allow_partial=run.allow_partial,
+            replace=run.replace,
+            yes=run.yes,
+            extend=run.extend,
+        )
+        if run.plan or llm_route is not None:
+            _plan_first(plan, llm_route, run)
         with (
             open_store() as store,
             Progress(
@@ -292,17 +336,6 @@ def register(app: typer.Typer) -> None:
                 disable=as_json,
             ) as progress,
         ):
-            plan = BuildPlan(
-                config=cfg,
-                chunk_paths=list(chunks),
-                palette_path=palette,
-                from_stage=from_stage,
-                only=only,
-                allow_partial=run.allow_partial,
-                replace=run.replace,
-                yes=run.yes,
-                extend=run.extend,
-            )
             result = build_domain(
                 store,
                 plan,
@@ -344,6 +377,36 @@ def register(app: typer.Typer) -> None:
                         highlight=False,
                     )
         _report_failures(result)
+
+
+def _plan_first(plan: BuildPlan, llm: BuildLLM | None, run: BuildRun) -> None:
+    """`--plan`: show the build's cost plan and stop. An LLM build: its one-line summary, and a
+    plan over `--max-cost` refused before any call (and before any write)."""
+    from construction.pipeline.cost_plan import check_budget, plan_build
+
+    with open_store() as store:
+        cost = plan_build(store, plan, llm, run.latency)
+    if run.plan:
+        if run.as_json:
+            print(cost.model_dump_json(indent=2))
+        else:
+            if cost.roles:
+                console.print(cost.table(), highlight=False, markup=False, soft_wrap=True)
+            console.print(cost.line(), highlight=False)
+            sources = {r.role: r.completion_source for r in cost.roles}
+            if sources:
+                console.print(
+                    f"  prompt tokens: {cost.tokenizer} on the rendered prompts (exact stages); "
+                    f"completion tokens: {', '.join(f'{k} {v}' for k, v in sources.items())}; "
+                    f"wall time at {cost.latency_s:g} s per call",
+                    highlight=False,
+                )
+            for note in cost.notes:
+                console.print(f"  {note}", highlight=False)
+        raise typer.Exit(0)
+    # Beside `--json` output the line goes to stderr.
+    (err_console if run.as_json else console).print(cost.line(), highlight=False)
+    check_budget(cost, llm)
 
 
 def _report_failures(result: BuildResult) -> None:

@@ -5,12 +5,11 @@ with model and prompt hash, and a rerun that calls the model only for unfinished
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
+from llm_server import add_build_model, facts_reply
 
-from construction.pipeline import text_units as tu
 from construction.pipeline.config import BuildConfig
 from construction.pipeline.llm_route import make_build_llm
 from construction.pipeline.runner import BuildPlan, build_domain
@@ -21,82 +20,9 @@ pytestmark = pytest.mark.integration
 DEMO = Path(__file__).resolve().parents[2] / "demo" / "build"
 
 
-def _user(body: dict) -> str:
-    return next(m["content"] for m in body["messages"] if m["role"] == "user")
-
-
-def facts_reply(body):
-    chunk = _user(body).split('"""')[1]
-    sents = [s for s in tu.sentences(chunk) if tu.is_complete(s)][:5]
-    return {
-        "facts": [
-            {"sentence": s, "entities": tu.candidate_phrases(s, 2)[:3] or ["water"]} for s in sents
-        ]
-    }
-
-
-def summary_reply(body):
-    text = _user(body)
-    words = re.search(r"orientation\): (.*)", text).group(1).split(", ")
-    first_fact = re.search(r"^- (.*)$", text, re.M).group(1)
-    return {"name": " ".join(w.title() for w in words[:2]), "summary": first_fact}
-
-
-def relations_reply(body):
-    a, b = re.search(r"BOTH directions: (topic_\d+) -> (topic_\d+)", _user(body)).groups()
-    fact = re.findall(r"^  - (.*)$", _user(body), re.M)[0]  # a key-evidence sentence
-    return {
-        "relations": [
-            {"source": a, "target": b, "label": "SUPPLIES", "reason": f"{fact} So A feeds B."},
-            {"source": a, "target": b, "label": "CAUSES", "reason": f"{fact}"},
-            {"source": a, "target": b, "label": "IS_PART_OF", "reason": f"As stated: {fact}"},
-            {"source": b, "target": a, "label": "PRECEDES", "reason": f"{fact} B comes first."},
-            {"source": b, "target": a, "label": "CAUSES", "reason": "B changes A, trust me."},
-            {"source": a, "target": "topic_999", "label": "CAUSES", "reason": "wrong endpoint"},
-            {"source": a, "target": a, "label": "CAUSES", "reason": "self loop"},
-            {
-                "source": a,
-                "target": b,
-                "label": "INVENTS",
-                "reason": f"{fact} (not in the palette)",
-                "description": "A brings B into being.",
-                "category": "causal_relations",
-            },
-            {"source": a, "target": b, "label": "supplies", "reason": "bad label"},
-        ]
-    }
-
-
-def question_reply_factory():
-    state = {"n": 0}
-
-    def reply(body):
-        state["n"] += 1
-        names = re.findall(r"^- topic_\d+ = (.*?):", _user(body), re.M)
-        if state["n"] == 1:  # names a relation label: must be rejected
-            return {"question": f"What causes {names[-1]}?", "theme": "Causal"}
-        return {
-            "question": f"How is {names[0]} connected to {names[-1]} through its mechanism?",
-            "theme": "Mechanism",
-        }
-
-    return reply
-
-
-def evidence_reply(body):
-    facts = re.findall(r"^- (.*)$", _user(body).split("Candidate facts")[1], re.M)
-    return {"evidence": [facts[0], "A sentence that is in no chunk at all."]}
-
-
 @pytest.fixture
 def scripted(llm_server):
-    llm_server.add_rule(match="Extract single-fact sentences", reply=facts_reply)
-    llm_server.add_rule(match="Name the shared explanatory focus", reply=summary_reply)
-    llm_server.add_rule(match="Find every explanatory relation", reply=relations_reply)
-    llm_server.add_rule(
-        match="Write one perspective-targeted question", reply=question_reply_factory()
-    )
-    llm_server.add_rule(match="Select the focused evidence", reply=evidence_reply)
+    add_build_model(llm_server)
     return llm_server
 
 

@@ -99,8 +99,10 @@ class PlanContext(BuildContext):
 class Observed:
     """Per stage, what earlier LLM builds in the graph report."""
 
-    runs: int = 0
     label: str = ""
+    # Per stage, how many earlier builds each figure comes from.
+    ratio_runs: dict[str, int] = field(default_factory=dict)
+    token_runs: dict[str, int] = field(default_factory=dict)
     per_chunk: dict[str, float] = field(default_factory=dict)
     prompt_per_call: dict[str, float] = field(default_factory=dict)
     completion_per_call: dict[str, float] = field(default_factory=dict)
@@ -112,7 +114,7 @@ def observed(store: Store, model: str, limit: int = 50) -> Observed:
     rows = store.query("pipeline/observed_build_stages", limit=limit)
     same = [r for r in rows if model in (r["models"] or [])]
     rows, label = (same, model) if same else (rows, "any model")
-    out = Observed(runs=len(rows), label=label)
+    out = Observed(label=label)
     sums: dict[str, list[float]] = {}  # stage -> [calls, tokens_in, tokens_out]
     ratio: dict[str, list[float]] = {}  # stage -> [items, chunks] over builds asking facts
     for r in rows:
@@ -125,12 +127,14 @@ def observed(store: Store, model: str, limit: int = 50) -> Observed:
                 acc[0] += calls
                 acc[1] += s["tokens_in"]
                 acc[2] += s.get("tokens_out", 0)
+                out.token_runs[name] = out.token_runs.get(name, 0) + 1
         asked = int(stages.get("facts", {}).get("items", 0))
         for name, s in stages.items():
             if asked and name != "facts" and s.get("tokens_in"):
                 acc = ratio.setdefault(name, [0.0, 0.0])
                 acc[0] += int(s.get("items", 0))
                 acc[1] += asked
+                out.ratio_runs[name] = out.ratio_runs.get(name, 0) + 1
     for name, (n_calls, tin, tout) in sums.items():
         out.prompt_per_call[name] = tin / n_calls
         out.completion_per_call[name] = tout / n_calls
@@ -145,7 +149,7 @@ def _completion(model: BuildLLM, seen: Observed, stage: str) -> tuple[int, str]:
         return cap, "--max-tokens"
     if stage in seen.completion_per_call:
         mean = round(seen.completion_per_call[stage])
-        return mean, f"observed ({seen.runs} earlier build(s) of {seen.label})"
+        return mean, f"observed ({seen.token_runs[stage]} earlier build(s) of {seen.label})"
     return ASSUMED_COMPLETION[stage], "assumed"
 
 
@@ -158,10 +162,11 @@ def _estimate(
     if stage == "evidence":  # one call per question the questions stage writes
         return questions or 0, prompt, "estimated: one per question estimated"
     if stage in seen.per_chunk:
-        rate, source = seen.per_chunk[stage], f"{seen.runs} earlier build(s) of {seen.label}"
+        rate = seen.per_chunk[stage]
+        source = f"{seen.ratio_runs[stage]} earlier build(s) of {seen.label}"
     else:
         rate, source = DEMO_PER_CHUNK[stage], DEMO_SOURCE
-    calls = math.ceil(rate * chunks)
+    calls = math.ceil(round(rate * chunks, 6))  # 9 / 30 * 30 is 9.000000000000002
     how = f"estimated: {rate:.2f} per chunk, {source}"
     if stage == "questions" and budget and calls > budget:
         calls, how = budget, f"{how}; capped by --max-questions {budget}"

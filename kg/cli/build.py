@@ -25,15 +25,7 @@ from rich.text import Text
 
 from construction.pipeline import STAGES as STAGE_NAMES
 from kg.cli.console import console, err_console, fail, open_store
-from kg.cli.options import (
-    DROP,
-    Change,
-    Generation,
-    LLMEndpoint,
-    OptionGroup,
-    Spend,
-    grouped,
-)
+from kg.cli.options import Change, LLMEndpoint, OptionGroup, Spend, grouped
 from kg.runs import RunStatus
 
 if TYPE_CHECKING:
@@ -188,6 +180,23 @@ class BuildSettings(OptionGroup):
             fail(f"build setting {'.'.join(map(str, err['loc']))}: {err['msg']}")
 
 
+class Builder(Spend):
+    """`kg build`'s model (offline without one), what it may spend and how long it may reply."""
+
+    model: Annotated[
+        str | None,
+        typer.Option(help="builder model (provider/name); offline heuristics when omitted"),
+    ] = None
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            help="refuse, before any call, a build whose plan costs more; stop once this many "
+            "dollars are spent"
+        ),
+    ] = None
+    max_tokens: Annotated[int | None, typer.Option(help="most tokens per reply")] = None
+
+
 class BuildRun(OptionGroup):
     """`kg build`: which stages run, over what the domain holds, and how the result is shown."""
 
@@ -254,17 +263,8 @@ def register(app: typer.Typer) -> None:
             None,
             help="relation palette JSON (published format); stored on the domain for later runs",
         ),
-        model: str | None = typer.Option(
-            None, help="builder model (provider/name); offline heuristics when omitted"
-        ),
+        builder: Builder = Builder.options(),
         llm: LLMEndpoint = LLMEndpoint.options(concurrency=Change(4, "model calls in flight")),
-        spend: Spend = Spend.options(
-            max_cost=Change(
-                help="refuse, before any call, a build whose plan costs more; stop once this "
-                "many dollars are spent"
-            )
-        ),
-        gen: Generation = Generation.options(temperature=DROP, reasoning_effort=DROP),
         settings: BuildSettings = BuildSettings.options(),
         run: BuildRun = BuildRun.options(),
     ) -> None:
@@ -295,13 +295,15 @@ def register(app: typer.Typer) -> None:
         )
         cfg = settings.config(domain, llm.concurrency)
         llm_route = None
-        if model:
+        if builder.model:
             from construction.pipeline.llm_route import make_build_llm
 
-            builder = llm.config(model, "builder", **spend.model_dump(), **gen.settings())
+            config = llm.config(
+                builder.model, "builder", **builder.model_dump(exclude={"model"}, exclude_none=True)
+            )
             if run.plan:  # no response cache file is opened: the plan asks nothing
-                builder = builder.model_copy(update={"cache": False})
-            llm_route = make_build_llm(config=builder)
+                config = config.model_copy(update={"cache": False})
+            llm_route = make_build_llm(config=config)
             if (
                 llm_route is not None and llm_route.client.config.endpoints
             ):  # a fleet: items for every slot

@@ -70,7 +70,9 @@ class CostPlan(BaseModel):
     def line(self) -> str:
         """The one-line summary a run prints before it starts."""
         cost = f"${self.cost:.2f}" if self.cost is not None else "cost unknown (no price)"
-        if self.cost is not None and self.unpriced:
+        if not self.roles:  # nothing asks a model
+            cost = "$0.00"
+        elif self.cost is not None and self.unpriced:
             cost += f" + unpriced {', '.join(self.unpriced)}"
         about = "~" if self.estimated else ""
         return (

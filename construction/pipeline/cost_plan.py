@@ -69,7 +69,6 @@ class BuildCostPlan(CostPlan):
     model: str
     chunks: int  # chunks of the domain after the build's chunks stage
     new_chunks: int  # of them, chunks the graph does not hold yet
-    notes: list[str] = []
 
     def scope(self) -> str:
         return f"build of {self.domain} ({self.chunks} chunk(s), {self.new_chunks} new)"
@@ -222,6 +221,8 @@ def plan_build(
     if model is None:
         cost.notes.append("offline build: no model calls")
         return cost
+    # `--extend` into a new generation: the later stages work on the new chunks only.
+    basis = len(new) if ctx.generation > found.generation else cost.chunks
     seen = observed(store, model.model)
     # Whether this build changes what a later stage reads before it runs: new chunks, a model
     # stage with calls, or a deterministic stage that has not run on this domain yet.
@@ -239,7 +240,7 @@ def plan_build(
             calls, tokens, how = len(prompts), sum(map(count_tokens, prompts)), EXACT
         else:
             calls, per_call, how = _estimate(
-                stage.name, cost.chunks, seen, questions, config.max_questions
+                stage.name, basis, seen, questions, config.max_questions
             )
             tokens = round(calls * per_call)
         changed = changed or calls > 0

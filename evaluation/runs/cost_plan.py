@@ -4,7 +4,7 @@ The plan walks the same work items the runner makes (`work_items`, so samples, C
 PROOF formulations and decoder points count exactly as they are asked) and renders the prompts
 each item sends with the responder's and the judge's own prompt builders (`planned_request`,
 `planned_requests`). Prompt tokens are counted with the regex tokenizer the product uses when a
-server reports no usage (evaluation/responders/tokens.py): an estimate, named in the plan.
+server reports no usage (kg/llm/tokens.py): an estimate, named in the plan.
 Completion tokens are, for an LLM responder, the mean its earlier runs' answers report (server
 usage), else `--max-tokens` (a ceiling), else an assumed length; the judges' are `--max-tokens` or
 an assumed length per role. The judge of an LLM responder's answer is sized with an answer of the

@@ -392,19 +392,8 @@ def _plan_first(plan: BuildPlan, llm: BuildLLM | None, run: BuildRun) -> None:
         if run.as_json:
             print(cost.model_dump_json(indent=2))
         else:
-            if cost.roles:
-                console.print(cost.table(), highlight=False, markup=False, soft_wrap=True)
-            console.print(cost.line(), highlight=False)
-            sources = {r.role: r.completion_source for r in cost.roles}
-            if sources:
-                console.print(
-                    f"  prompt tokens: {cost.tokenizer} on the rendered prompts (exact stages); "
-                    f"completion tokens: {', '.join(f'{k} {v}' for k, v in sources.items())}; "
-                    f"wall time at {cost.latency_s:g} s per call",
-                    highlight=False,
-                )
-            for note in cost.notes:
-                console.print(f"  {note}", highlight=False)
+            for text in cost.report():
+                console.print(text, highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(0)
     # Beside `--json` output the line goes to stderr.
     (err_console if run.as_json else console).print(cost.line(), highlight=False)

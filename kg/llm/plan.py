@@ -35,6 +35,7 @@ class CostPlan(BaseModel):
     wall_s: float = 0.0
     latency_s: float = DEFAULT_LATENCY_S
     tokenizer: str = REGEX_TOKENIZER
+    notes: list[str] = Field(default_factory=list)  # how the plan was made, shown under it
 
     def scope(self) -> str:
         """What the plan covers, for the summary line (each command's plan says it)."""
@@ -103,6 +104,23 @@ class CostPlan(BaseModel):
             f"{sum(r.completion_tokens for r in self.roles):,} | {total} |" + (" |" if how else "")
         )
         return "\n".join(rows)
+
+    def report(self) -> list[str]:
+        """What `kg eval plan` and `kg build --plan` print: the table, the line, where the
+        figures come from and the notes."""
+        out = [self.table()] if self.roles else []
+        out.append(self.line())
+        if self.roles:
+            sources = ", ".join(f"{r.role} {r.completion_source}" for r in self.roles)
+            prompts = "the rendered prompts"
+            if self.estimated:
+                prompts += " (estimated calls: tokens per call as their source says)"
+            out.append(
+                f"  prompt tokens: {self.tokenizer} on {prompts}; completion tokens: {sources}; "
+                f"wall time at {self.latency_s:g} s per call"
+            )
+        out += [f"  {n}" for n in self.notes]
+        return out
 
 
 def duration(seconds: float) -> str:

@@ -85,9 +85,6 @@ class PlanContext(BuildContext):
     def done_items(self, stage: str) -> dict[str, str | None]:
         return {} if stage in self.fresh else BuildContext.done_items(self, stage)
 
-    def ran_before(self, stage: str) -> bool:
-        return bool(BuildContext.done_items(self, stage))
-
     def _refuse(self, *_: Any, **__: Any) -> None:
         raise RuntimeError("the build plan writes nothing")
 
@@ -225,14 +222,14 @@ def plan_build(
     basis = len(new) if ctx.generation > found.generation else cost.chunks
     seen = observed(store, model.model)
     # Whether this build changes what a later stage reads before it runs: new chunks, a model
-    # stage with calls, or a deterministic stage that has not run on this domain yet.
+    # stage with calls, a deterministic stage it resets or whose output the graph lacks.
     changed = bool(new)
     questions: int | None = None
     for stage in planned:
         if not stage.wanted(ctx) or stage.name == "chunks":
             continue
         if stage.prompt is None:
-            changed = changed or not ctx.ran_before(stage.name)
+            changed = changed or stage.name in ctx.fresh or not stage.up_to_date(ctx)
             continue
         if stage.name == "facts" or not changed:
             items = _pending(ctx, stage, new, plan.replace)

@@ -70,6 +70,12 @@ class Stage(ABC):
             for i in items
         ]
 
+    def up_to_date(self, ctx: BuildContext) -> bool:
+        """Whether the graph holds what this stage would write if it ran now on unchanged input
+        (`kg build --plan` counts the later stages' items exactly only then): by default, the
+        stage has run on the domain (its done markers)."""
+        return bool(ctx.done_items(self.name))
+
     def wanted(self, ctx: BuildContext) -> bool:
         """Whether this build has anything for the stage to do (the chunks stage without
         `--chunks` has not)."""

@@ -38,7 +38,7 @@ from construction.pipeline.runner import BuildPlan, build_generation, plan_stage
 from construction.pipeline.stage import Stage
 from kg import domains
 from kg.errors import InputError
-from kg.llm.plan import DEFAULT_LATENCY_S, EXACT, CostPlan, RoleEstimate
+from kg.llm.plan import EXACT, CostPlan, RoleEstimate
 from kg.llm.tokens import count_tokens
 from kg.palette import load_palette, stored_palette
 from kg.runs import decode_run
@@ -102,6 +102,9 @@ class Observed:
     per_chunk: dict[str, float] = field(default_factory=dict)
     prompt_per_call: dict[str, float] = field(default_factory=dict)
     completion_per_call: dict[str, float] = field(default_factory=dict)
+    # Seconds per call of the model stages, each stage's wall time over its rounds of calls
+    # (`concurrency` at a time).
+    latency_s: float | None = None
 
 
 def observed(store: Store, model: str, limit: int = 50) -> Observed:
@@ -112,6 +115,7 @@ def observed(store: Store, model: str, limit: int = 50) -> Observed:
     rows, label = (same, model) if same else (rows, "any model")
     out = Observed(label=label)
     sums: dict[str, list[float]] = {}  # stage -> [calls, tokens_in, tokens_out]
+    waited = [0.0, 0.0]  # seconds of model stages, rounds of calls
     ratio: dict[str, list[float]] = {}  # stage -> [items, chunks] over builds asking facts
     for r in rows:
         summary = decode_run({"summary": r["summary"]})["summary"]
@@ -124,6 +128,11 @@ def observed(store: Store, model: str, limit: int = 50) -> Observed:
                 acc[1] += s["tokens_in"]
                 acc[2] += s.get("tokens_out", 0)
                 out.token_runs[name] = out.token_runs.get(name, 0) + 1
+                in_flight = int(
+                    (decode_run({"config": r["config"]})["config"] or {}).get("concurrency") or 1
+                )
+                waited[0] += float(s.get("seconds", 0.0))
+                waited[1] += math.ceil(calls / in_flight)
         asked = int(stages.get("facts", {}).get("items", 0))
         for name, s in stages.items():
             if asked and name != "facts" and s.get("tokens_in"):
@@ -135,6 +144,8 @@ def observed(store: Store, model: str, limit: int = 50) -> Observed:
         out.prompt_per_call[name] = tin / n_calls
         out.completion_per_call[name] = tout / n_calls
     out.per_chunk = {name: items / n for name, (items, n) in ratio.items()}
+    if waited[1] and waited[0] > 0:
+        out.latency_s = waited[0] / waited[1]
     return out
 
 
@@ -174,7 +185,6 @@ def plan_build(
 ) -> BuildCostPlan:
     """The cost plan of this build (nothing is called, nothing is written)."""
     config = plan.config
-    latency = latency_s if latency_s is not None else DEFAULT_LATENCY_S
     file_chunks = (
         chunk_stage.read_chunks(
             plan.chunk_paths, config.domain, config.chunk_size, config.chunk_overlap
@@ -213,7 +223,6 @@ def plan_build(
         model=model.model if model else "offline",
         chunks=len(held) + len(new),
         new_chunks=len(new),
-        latency_s=latency,
     )
     if model is None:
         cost.notes.append("offline build: no model calls")
@@ -221,6 +230,11 @@ def plan_build(
     # `--extend` into a new generation: the later stages work on the new chunks only.
     basis = len(new) if ctx.generation > found.generation else cost.chunks
     seen = observed(store, model.model)
+    if latency_s is not None:
+        cost.latency_s, cost.latency_source = latency_s, "--latency"
+    elif seen.latency_s is not None:
+        cost.latency_s = seen.latency_s
+        cost.latency_source = f"observed (earlier builds of {seen.label})"
     # Whether this build changes what a later stage reads before it runs: new chunks, a model
     # stage with calls, a deterministic stage it resets or whose output the graph lacks.
     changed = bool(new)
@@ -259,7 +273,7 @@ def plan_build(
     cost.price({model.model: price})
     in_flight = model.client.config.in_flight
     # The stages run one after another; a stage's calls go `in_flight` at a time.
-    cost.wall_s = sum(math.ceil(r.calls / in_flight) * latency for r in cost.roles)
+    cost.wall_s = sum(math.ceil(r.calls / in_flight) * cost.latency_s for r in cost.roles)
     if any(r.calls_source != EXACT for r in cost.roles):
         cost.notes.append(
             "estimated stages ask about items earlier model replies of this build make: their "

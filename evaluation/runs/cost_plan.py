@@ -153,6 +153,7 @@ def estimate(
         roles=ordered,
         wall_s=_wall_s(plan, ordered, len(items), latency),
         latency_s=latency,
+        latency_source="--latency" if latency_s is not None else "assumed",
     )
     clients = {
         r.role: plan.r_client if r.role in RESPONDER_ROLES else plan.j_client for r in ordered

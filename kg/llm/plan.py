@@ -34,6 +34,7 @@ class CostPlan(BaseModel):
     unpriced: list[str] = Field(default_factory=list)  # models without a price
     wall_s: float = 0.0
     latency_s: float = DEFAULT_LATENCY_S
+    latency_source: str = "assumed"  # "--latency", "observed (...)" or "assumed"
     tokenizer: str = REGEX_TOKENIZER
     notes: list[str] = Field(default_factory=list)  # how the plan was made, shown under it
 
@@ -117,7 +118,7 @@ class CostPlan(BaseModel):
                 prompts += " (estimated calls: tokens per call as their source says)"
             out.append(
                 f"  prompt tokens: {self.tokenizer} on {prompts}; completion tokens: {sources}; "
-                f"wall time at {self.latency_s:g} s per call"
+                f"wall time at {self.latency_s:.3g} s per call ({self.latency_source})"
             )
         out += [f"  {n}" for n in self.notes]
         return out

@@ -38,13 +38,14 @@ def _nodes(store) -> int:
     return store.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"]
 
 
-def _plan(runner: CliRunner, store, server, args: list[str]) -> dict[str, dict]:
-    """The plan's roles; the plan sent no request and wrote nothing."""
+def _plan(runner: CliRunner, store, server, args: list[str]) -> dict:
+    """The plan (its roles by name under "by_role"); it sent no request and wrote nothing."""
     before, sent = _nodes(store), len(server.requests)
     res = runner.invoke(app, ["build", *args, "--plan", "--json"])
     assert res.exit_code == 0, res.output
     assert len(server.requests) == sent and _nodes(store) == before
-    return {r["role"]: r for r in json.loads(res.output)["roles"]}
+    plan = json.loads(res.output)
+    return plan | {"by_role": {r["role"]: r for r in plan["roles"]}}
 
 
 def _requests(server, since: int) -> dict[str, int]:
@@ -70,7 +71,7 @@ def test_exact_plan_counts_are_the_builds_requests(store, llm_server, monkeypatc
     exact_seen: dict[str, int] = {}
     for i, step in enumerate(steps):
         args = [*step, *_options(llm_server)]
-        roles = _plan(runner, store, llm_server, args)
+        roles = _plan(runner, store, llm_server, args)["by_role"]
         if i == 0:
             assert roles["facts"]["calls"] == n_chunks
             assert roles["facts"]["calls_source"] == "exact"
@@ -101,9 +102,10 @@ def test_exact_plan_counts_are_the_builds_requests(store, llm_server, monkeypatc
     # items per chunk give that build's counts again.
     again = _plan(runner, store, llm_server, [f"{DOMAIN}_again", *chunks, *_options(llm_server)])
     for stage in ("concepts", "relations"):
-        assert "1 earlier build(s) of test-model" in again[stage]["calls_source"]
-        assert again[stage]["calls"] == exact_seen[stage]
-        assert again[stage]["completion_source"].startswith("observed (")
+        assert "1 earlier build(s) of test-model" in again["by_role"][stage]["calls_source"]
+        assert again["by_role"][stage]["calls"] == exact_seen[stage]
+        assert again["by_role"][stage]["completion_source"].startswith("observed (")
+    assert again["latency_source"].startswith("observed (") and again["latency_s"] > 0
 
 
 def test_build_over_max_cost_is_refused_before_any_request(

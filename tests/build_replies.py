@@ -7,6 +7,16 @@ import re
 
 from construction.pipeline import text_units as tu
 
+# The marker of each model stage's prompt (tests/integration/test_build_plan.py counts the
+# requests per stage with them).
+BUILD_MARKERS = {
+    "facts": "Extract single-fact sentences",
+    "concepts": "Name the shared explanatory focus",
+    "relations": "Find every explanatory relation",
+    "questions": "Write one perspective-targeted question",
+    "evidence": "Select the focused evidence",
+}
+
 
 def user_text(body: dict) -> str:
     return next(m["content"] for m in body["messages"] if m["role"] == "user")
@@ -78,11 +88,12 @@ def evidence_reply(body):
 def add_build_model(server, question=None) -> None:
     """Rules answering every stage's prompt; `question` replaces the question reply (the
     default rejects the first question, as it names a relation label)."""
-    server.add_rule(match="Extract single-fact sentences", reply=facts_reply)
-    server.add_rule(match="Name the shared explanatory focus", reply=summary_reply)
-    server.add_rule(match="Find every explanatory relation", reply=relations_reply)
-    server.add_rule(
-        match="Write one perspective-targeted question",
-        reply=question or question_reply_factory(),
-    )
-    server.add_rule(match="Select the focused evidence", reply=evidence_reply)
+    replies = {
+        "facts": facts_reply,
+        "concepts": summary_reply,
+        "relations": relations_reply,
+        "questions": question or question_reply_factory(),
+        "evidence": evidence_reply,
+    }
+    for stage, marker in BUILD_MARKERS.items():
+        server.add_rule(match=marker, reply=replies[stage])

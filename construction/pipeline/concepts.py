@@ -125,17 +125,21 @@ class Concepts(Stage):
             rep.written = len(rows)
             return rep
 
+    def pending_items(self, ctx: BuildContext, rep: StageReport) -> list[dict]:
+        # The model sees the key evidence only.
+        return _todo(ctx, rep, ctx.config.key_evidence)[0]
+
+    def slots(self, ctx: BuildContext, item: dict) -> dict[str, object]:
+        facts = "\n".join(f"- {t}" for t in item["facts"])
+        return {"facts": facts, "topic_words": ", ".join(item["topic_words"])}
+
     def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
         with ctx.stage(STAGE) as rep:
-            # The model sees the key evidence only.
             todo, taken = _todo(ctx, rep, ctx.config.key_evidence)
             prov = self.model_provenance(ctx, model)
 
             async def one(c: dict) -> None:
-                facts = "\n".join(f"- {t}" for t in c["facts"])
-                reply = await model.ask(
-                    "summary", SummaryReply, facts=facts, topic_words=", ".join(c["topic_words"])
-                )
+                reply = await model.ask("summary", SummaryReply, **self.slots(ctx, c))
                 name = " ".join(reply.name.split())
                 if len(name.split()) > 8:
                     raise RejectedReply("invalid_reply", "name longer than 8 words")

@@ -110,3 +110,9 @@ class Embeddings(Stage):
 
     def offline(self, ctx: BuildContext) -> StageReport:
         return run(ctx)
+
+    def up_to_date(self, ctx: BuildContext) -> bool:
+        """Every fact has its vector (the stage marks no items: a fact without one is its
+        item)."""
+        model = ctx.config.embedding_model
+        return not ctx.store.query("pipeline/facts_to_embed", domain=ctx.domain, model=model)

@@ -112,25 +112,29 @@ class Evidence(Stage):
             rep.written = sum(len(r["facts"]) for r in rows)
             return rep
 
+    def pending_items(self, ctx: BuildContext, rep: StageReport) -> list[dict]:
+        return _todo(ctx, rep)
+
+    def slots(self, ctx: BuildContext, item: dict) -> dict[str, object]:
+        q = item
+        paths = "\n".join(
+            f"- {sig}\n  reasons: {' | '.join(r for r in rs if r)}"
+            for sig, rs in zip(q["signatures"], q["reasons"], strict=True)
+        )
+        return {
+            "question": q["text"],
+            "paths": paths,
+            "facts": "\n".join(f"- {c['text']}" for c in q["candidates"]),
+            "limit": ctx.config.evidence_per_question,
+        }
+
     def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
         with ctx.stage(STAGE) as rep:
-            todo = _todo(ctx, rep)
+            todo = self.pending_items(ctx, rep)
             prov = self.model_provenance(ctx, model)
 
             async def one(q: dict) -> None:
-                paths = "\n".join(
-                    f"- {sig}\n  reasons: {' | '.join(r for r in rs if r)}"
-                    for sig, rs in zip(q["signatures"], q["reasons"], strict=True)
-                )
-                facts = "\n".join(f"- {c['text']}" for c in q["candidates"])
-                reply = await model.ask(
-                    "evidence",
-                    EvidenceReply,
-                    question=q["text"],
-                    paths=paths,
-                    facts=facts,
-                    limit=ctx.config.evidence_per_question,
-                )
+                reply = await model.ask("evidence", EvidenceReply, **self.slots(ctx, q))
                 uids = quoted_facts(reply, q["candidates"], rep)
                 if not uids:
                     raise RejectedReply("no_valid_evidence")

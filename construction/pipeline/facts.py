@@ -91,20 +91,21 @@ class Facts(Stage):
             _offline(ctx, rep, chunks, ctx.pending(STAGE, rep, chunks))
             return rep
 
+    def pending_items(self, ctx: BuildContext, rep: StageReport) -> list[dict]:
+        chunks = ctx.store.query("pipeline/chunks_of_domain", domain=ctx.domain)
+        return ctx.pending(STAGE, rep, chunks)
+
+    def slots(self, ctx: BuildContext, item: dict) -> dict[str, object]:
+        cfg = ctx.config
+        return {"chunk": item["text"], "min_facts": cfg.min_facts, "max_facts": cfg.max_facts}
+
     def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
         with ctx.stage(STAGE) as rep:
-            chunks = ctx.store.query("pipeline/chunks_of_domain", domain=ctx.domain)
-            todo = ctx.pending(STAGE, rep, chunks)
+            todo = self.pending_items(ctx, rep)
             prov = self.model_provenance(ctx, model)
 
             async def one(c: dict) -> None:
-                reply = await model.ask(
-                    "facts",
-                    FactsReply,
-                    chunk=c["text"],
-                    min_facts=ctx.config.min_facts,
-                    max_facts=ctx.config.max_facts,
-                )
+                reply = await model.ask("facts", FactsReply, **self.slots(ctx, c))
                 # The model is asked for facts only; what still states none is dropped and
                 # counted.
                 kept = []

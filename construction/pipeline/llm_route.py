@@ -55,17 +55,23 @@ class BuildLLM:
     def prompt_hash(name: str) -> str:
         return load_prompt(f"pipeline/{name}").hash
 
+    @staticmethod
+    def messages(name: str, **slots: object) -> list[dict[str, str]]:
+        """The messages `ask` sends for these slots (and `kg build --plan` counts)."""
+        return [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": load_prompt(f"pipeline/{name}").render(**slots)},
+        ]
+
     async def ask(self, name: str, schema: type[M], **slots: object) -> M:
         from kg.llm import ContextLengthExceeded, LLMCallError, TruncatedReply
 
-        prompt = load_prompt(f"pipeline/{name}")
-        messages = [
-            {"role": "system", "content": SYSTEM},
-            {"role": "user", "content": prompt.render(**slots)},
-        ]
         try:
             reply = await self.client.complete(
-                messages, schema=schema, prompt_name=f"pipeline/{name}", prompt_hash=prompt.hash
+                self.messages(name, **slots),
+                schema=schema,
+                prompt_name=f"pipeline/{name}",
+                prompt_hash=self.prompt_hash(name),
             )
         except ContextLengthExceeded as exc:  # the same prompt fails again: counted apart
             raise RejectedReply("prompt_too_long", str(exc)[:200]) from None

@@ -189,26 +189,31 @@ class Questions(Stage):
                 )
             return rep
 
+    def pending_items(self, ctx: BuildContext, rep: StageReport) -> list[dict]:
+        return _askable(ctx, rep)[0]
+
+    def slots(self, ctx: BuildContext, item: dict) -> dict[str, object]:
+        v = item
+        concepts = "\n".join(
+            f"- {k} = {n}: {s}"
+            for k, n, s in zip(v["concept_keys"], v["names"], v["summaries"], strict=True)
+        )
+        return {
+            "concepts": concepts,
+            "theme": v["theme"],
+            "targets": "\n".join(f"- {p['signature']}" for p in v["targets"]),
+            "distractors": "\n".join(f"- {p['signature']}" for p in v["distractors"]),
+            "labels": ", ".join(labels_of(v)),
+        }
+
     def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
         with ctx.stage(STAGE) as rep:
             usable, ids = _askable(ctx, rep)
             prov = self.model_provenance(ctx, model)
 
             async def one(v: dict) -> None:
-                concepts = "\n".join(
-                    f"- {k} = {n}: {s}"
-                    for k, n, s in zip(v["concept_keys"], v["names"], v["summaries"], strict=True)
-                )
                 labels = labels_of(v)
-                reply = await model.ask(
-                    "question",
-                    QuestionReply,
-                    concepts=concepts,
-                    theme=v["theme"],
-                    targets="\n".join(f"- {p['signature']}" for p in v["targets"]),
-                    distractors="\n".join(f"- {p['signature']}" for p in v["distractors"]),
-                    labels=", ".join(labels),
-                )
+                reply = await model.ask("question", QuestionReply, **self.slots(ctx, v))
                 text = " ".join(reply.question.split())
                 # The model sees keys in signatures; the question must use names instead.
                 problem = question_problem(text, v["names"], labels)

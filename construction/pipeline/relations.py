@@ -126,31 +126,36 @@ class Relations(Stage):
             _offline(ctx, rep, _palette(ctx))
             return rep
 
+    def pending_items(self, ctx: BuildContext, rep: StageReport) -> list[dict]:
+        pairs = ctx.store.query(
+            "pipeline/candidate_pairs",
+            domain=ctx.domain,
+            generation=ctx.generation,
+            limit=ctx.config.key_evidence,
+        )
+        return ctx.pending(STAGE, rep, pairs, item=pair_item)
+
+    def slots(self, ctx: BuildContext, item: dict) -> dict[str, object]:
+        p = item
+        return {
+            "palette": _palette(ctx).describe(),
+            "a_key": p["a_key"],
+            "b_key": p["b_key"],
+            "concept_a": _block(p["a_key"], p["a_name"], p["a_summary"], p["a_facts"]),
+            "concept_b": _block(p["b_key"], p["b_name"], p["b_summary"], p["b_facts"]),
+            "new_relations": "allowed (give a description and a category)"
+            if ctx.config.allow_new_relations
+            else "not allowed",
+        }
+
     def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
         with ctx.stage(STAGE) as rep:
             palette = _palette(ctx)
-            pairs = ctx.store.query(
-                "pipeline/candidate_pairs",
-                domain=ctx.domain,
-                generation=ctx.generation,
-                limit=ctx.config.key_evidence,
-            )
-            todo = ctx.pending(STAGE, rep, pairs, item=pair_item)
+            todo = self.pending_items(ctx, rep)
             prov = self.model_provenance(ctx, model)
 
             async def one(p: dict) -> None:
-                reply = await model.ask(
-                    "relations",
-                    RelationsReply,
-                    palette=palette.describe(),
-                    a_key=p["a_key"],
-                    b_key=p["b_key"],
-                    concept_a=_block(p["a_key"], p["a_name"], p["a_summary"], p["a_facts"]),
-                    concept_b=_block(p["b_key"], p["b_name"], p["b_summary"], p["b_facts"]),
-                    new_relations="allowed (give a description and a category)"
-                    if ctx.config.allow_new_relations
-                    else "not allowed",
-                )
+                reply = await model.ask("relations", RelationsReply, **self.slots(ctx, p))
                 _write_reply(ctx, rep, p, reply, palette, prov)
 
             self.each_item(ctx, rep, model, todo, one)

@@ -204,7 +204,9 @@ def build_domain(
             yes=plan.yes,
             extend=plan.extend,
         )
-        generation = _generation(found, [c.uid for c in chunk_items], plan.replace, plan.extend)
+        generation = build_generation(
+            found, [c.uid for c in chunk_items], plan.replace, plan.extend
+        )
         if generation and plan.from_stage in ("chunks", "facts", "embeddings"):
             raise InputError(
                 f"--from-stage {plan.from_stage}: domain {config.domain!r} was extended (build "
@@ -231,7 +233,7 @@ def build_domain(
         return _build_leased(store, plan, leased, llm, progress)
 
 
-def _generation(
+def build_generation(
     found: domains.DomainInfo, chunk_uids: list[str], replace: bool, extend: bool
 ) -> int:
     """The build generation this pass writes: a new one when `--extend` brings chunks the

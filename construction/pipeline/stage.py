@@ -10,7 +10,7 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from importlib import import_module
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from construction.pipeline.llm_route import RejectedReply
 from kg.llm.batch import BatchPending
@@ -50,6 +50,32 @@ class Stage(ABC):
     def llm(self, ctx: BuildContext, model: BuildLLM) -> StageReport:
         """The builder model's route; by default the offline one (no model step)."""
         return self.offline(ctx)
+
+    def pending_items(self, ctx: BuildContext, rep: StageReport) -> list[dict[str, Any]]:
+        """The items the LLM implementation asks the model about in this run, one call each
+        (read-only: `kg build --plan` renders their prompts)."""
+        raise TypeError(f"stage {self.name} asks no model: it has no items to ask about")
+
+    def slots(self, ctx: BuildContext, item: dict[str, Any]) -> dict[str, object]:
+        """The slots of `prompt` for one item: what the LLM implementation sends for it."""
+        raise TypeError(f"stage {self.name} asks no model: it has no prompt slots")
+
+    def planned_prompts(self, ctx: BuildContext, items: list[dict[str, Any]]) -> list[str]:
+        """The text of every message the LLM implementation would send for `items`."""
+        from construction.pipeline.llm_route import BuildLLM
+
+        if self.prompt is None:
+            raise TypeError(f"stage {self.name} asks no model: it has no prompt")
+        return [
+            "\n".join(m["content"] for m in BuildLLM.messages(self.prompt, **self.slots(ctx, i)))
+            for i in items
+        ]
+
+    def up_to_date(self, ctx: BuildContext) -> bool:
+        """Whether the graph holds what this stage would write if it ran now on unchanged input
+        (`kg build --plan` counts the later stages' items exactly only then): by default, the
+        stage has run on the domain (its done markers)."""
+        return bool(ctx.done_items(self.name))
 
     def wanted(self, ctx: BuildContext) -> bool:
         """Whether this build has anything for the stage to do (the chunks stage without

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import re
 
-# Words and single punctuation marks: a stable, model-free approximation, named in reports.
-_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-REGEX_TOKENIZER = "regex-tokenizer"
+from kg.llm.tokens import REGEX_TOKENIZER, count_tokens
 
-
-def count_tokens(text: str) -> int:
-    return len(_TOKEN.findall(text))
+__all__ = ["REGEX_TOKENIZER", "count_tokens", "split_sentences"]
 
 
 def split_sentences(text: str) -> list[str]:

@@ -4,7 +4,7 @@ The plan walks the same work items the runner makes (`work_items`, so samples, C
 PROOF formulations and decoder points count exactly as they are asked) and renders the prompts
 each item sends with the responder's and the judge's own prompt builders (`planned_request`,
 `planned_requests`). Prompt tokens are counted with the regex tokenizer the product uses when a
-server reports no usage (evaluation/responders/tokens.py): an estimate, named in the plan.
+server reports no usage (kg/llm/tokens.py): an estimate, named in the plan.
 Completion tokens are, for an LLM responder, the mean its earlier runs' answers report (server
 usage), else `--max-tokens` (a ceiling), else an assumed length; the judges' are `--max-tokens` or
 an assumed length per role. The judge of an LLM responder's answer is sized with an answer of the
@@ -18,12 +18,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
-
 from evaluation.models import AnswerVariant
-from evaluation.responders.tokens import REGEX_TOKENIZER, count_tokens
 from evaluation.runs.questions import EvalInputError
-from kg.llm.config import Price
+from kg.llm.plan import DEFAULT_LATENCY_S, RoleEstimate
+from kg.llm.plan import CostPlan as SharedCostPlan
+from kg.llm.tokens import count_tokens
 
 if TYPE_CHECKING:  # the runner makes the plan and checks it: no import cycle
     from evaluation.runs.runner import RunPlan, WorkItem
@@ -39,76 +38,18 @@ ASSUMED_COMPLETION = {
     "claims judge": 150,
     "relevancy": 60,
 }
-DEFAULT_LATENCY_S = 2.0
 
 
-class RoleEstimate(BaseModel):
-    role: str
-    model: str
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = None  # None: the price table has no price for the model
-    completion_source: str = "assumed"  # "--max-tokens", "observed (N answers)" or "assumed"
+class CostPlan(SharedCostPlan):
+    """`kg eval plan`'s: the run's work items left (answers to produce or judge)."""
 
-
-class CostPlan(BaseModel):
     run_id: str
     questions: int
     answers: int  # work items left (answers to produce or judge)
     done_before: int
-    roles: list[RoleEstimate] = Field(default_factory=list)
-    cost: float | None = None  # None: some role's model has no price
-    unpriced: list[str] = Field(default_factory=list)  # models without a price
-    wall_s: float = 0.0
-    latency_s: float = DEFAULT_LATENCY_S
-    tokenizer: str = REGEX_TOKENIZER
-    batch: bool = False  # priced at the batch API's price (`--batch`)
 
-    @property
-    def calls(self) -> int:
-        return sum(r.calls for r in self.roles)
-
-    def line(self) -> str:
-        """The one-line summary `kg eval run` prints before it starts."""
-        cost = f"${self.cost:.2f}" if self.cost is not None else "cost unknown (no price)"
-        if self.cost is not None and self.unpriced:
-            cost += f" + unpriced {', '.join(self.unpriced)}"
-        if self.batch:
-            cost += " at the batch price"
-        return (
-            f"plan: {self.answers} answer(s) of {self.questions} question(s), {self.calls} "
-            f"model call(s), {sum(r.prompt_tokens for r in self.roles):,} prompt + "
-            f"{sum(r.completion_tokens for r in self.roles):,} completion tokens, {cost}, "
-            f"~{_duration(self.wall_s)}"
-        )
-
-    def table(self) -> str:
-        """One Markdown row per role, and the total."""
-        rows = [
-            "| role | model | calls | prompt tokens | completion tokens | cost ($) |",
-            "|---|---|---:|---:|---:|---:|",
-        ]
-        for r in self.roles:
-            cost = f"{r.cost:.4f}" if r.cost is not None else "no price"
-            rows.append(
-                f"| {r.role} | {r.model} | {r.calls} | {r.prompt_tokens:,} | "
-                f"{r.completion_tokens:,} | {cost} |"
-            )
-        total = f"{self.cost:.4f}" if self.cost is not None else "unknown"
-        rows.append(
-            f"| total | | {self.calls} | {sum(r.prompt_tokens for r in self.roles):,} | "
-            f"{sum(r.completion_tokens for r in self.roles):,} | {total} |"
-        )
-        return "\n".join(rows)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+    def scope(self) -> str:
+        return f"{self.answers} answer(s) of {self.questions} question(s)"
 
 
 def variant_role(v: AnswerVariant) -> str:
@@ -159,13 +100,6 @@ def _answer_texts(plan: RunPlan, items: list[WorkItem], answer_tokens: int) -> l
     return asyncio.run(made())
 
 
-def _cost(price: Price | None, r: RoleEstimate) -> float | None:
-    if price is None:
-        return None
-    spent = r.prompt_tokens * price.input_per_mtok + r.completion_tokens * price.output_per_mtok
-    return spent / 1e6
-
-
 class OverBudget(EvalInputError):
     """The plan's estimated cost exceeds --max-cost: refused before any call."""
 
@@ -173,7 +107,7 @@ class OverBudget(EvalInputError):
 def check_budget(cost: CostPlan, spec: RunSpec) -> None:
     """Refuse a run whose estimated cost exceeds the smallest --max-cost of its models."""
     limits = [c.max_cost for c in (spec.responder_llm, spec.judge_llm) if c and c.max_cost]
-    if cost.cost is None or not limits or cost.cost <= min(limits):
+    if not limits or not cost.over(min(limits)):
         return
     raise OverBudget(
         f"run {cost.run_id}: the plan's estimated cost ${cost.cost:.4f} exceeds --max-cost "
@@ -210,31 +144,25 @@ def estimate(
             for p in prompts:
                 add(role, j_model, p, _completion(plan.j_client, role))
     ordered = [roles[r] for r in (*RESPONDER_ROLES, *JUDGE_ROLES) if r in roles]
-    unpriced: set[str] = set()
-    for r in ordered:
-        client = plan.r_client if r.role in RESPONDER_ROLES else plan.j_client
-        r.cost = _cost(client.config.price_for() if client else None, r)
-        if r.cost is not None and client is not None:  # `--batch`: the batch price
-            r.cost *= client.config.price_factor()
-        if r.cost is None:
-            unpriced.add(r.model)
-    priced = [r.cost for r in ordered if r.cost is not None]
     latency = latency_s if latency_s is not None else DEFAULT_LATENCY_S
-    return CostPlan(
+    cost = CostPlan(
         run_id=plan.run_id,
         questions=len(plan.questions),
         answers=len(items),
         done_before=done_before,
         roles=ordered,
-        cost=sum(priced) if priced else None,
-        unpriced=sorted(unpriced),
         batch=any(c.config.batch for c in plan.clients),
         wall_s=_wall_s(plan, ordered, len(items), latency),
         latency_s=latency,
-        completion_source=(
-            "--max-tokens" if any(c.config.max_tokens for c in plan.clients) else "assumed"
-        ),
+        latency_source="--latency" if latency_s is not None else "assumed",
     )
+    clients = {
+        r.role: plan.r_client if r.role in RESPONDER_ROLES else plan.j_client for r in ordered
+    }
+    cost.price(
+        {r.model: c.config.price_for() if c else None for r in ordered for c in [clients[r.role]]}
+    )
+    return cost
 
 
 def _wall_s(plan: RunPlan, roles: list[RoleEstimate], items: int, latency: float) -> float:

@@ -25,12 +25,13 @@ from rich.text import Text
 
 from construction.pipeline import STAGES as STAGE_NAMES
 from kg.cli.console import console, err_console, fail, open_store
-from kg.cli.options import Change, LLMEndpoint, OptionGroup, grouped
+from kg.cli.options import Change, LLMEndpoint, OptionGroup, Spend, grouped
 from kg.runs import RunStatus
 
 if TYPE_CHECKING:
     from construction.pipeline.config import BuildConfig
-    from construction.pipeline.runner import BuildResult
+    from construction.pipeline.llm_route import BuildLLM
+    from construction.pipeline.runner import BuildPlan, BuildResult
 
 SUMMARY_ROWS = [
     ("chunks", "chunks"),
@@ -179,6 +180,23 @@ class BuildSettings(OptionGroup):
             fail(f"build setting {'.'.join(map(str, err['loc']))}: {err['msg']}")
 
 
+class Builder(Spend):
+    """`kg build`'s model (offline without one), what it may spend and how long it may reply."""
+
+    model: Annotated[
+        str | None,
+        typer.Option(help="builder model (provider/name); offline heuristics when omitted"),
+    ] = None
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            help="refuse, before any call, a build whose plan costs more; stop once this many "
+            "dollars are spent"
+        ),
+    ] = None
+    max_tokens: Annotated[int | None, typer.Option(help="most tokens per reply")] = None
+
+
 class BuildRun(OptionGroup):
     """`kg build`: which stages run, over what the domain holds, and how the result is shown."""
 
@@ -208,14 +226,18 @@ class BuildRun(OptionGroup):
             help="run later stages even when a stage had failed items (recorded on the Run)",
         ),
     ] = False
-    batch: Annotated[
+    plan: Annotated[
         bool,
         typer.Option(
-            "--batch",
-            help="send the builder model's requests as provider batch jobs, stage by stage "
-            "(the batch price, replies within 24 h per round; docs/batch.md)",
+            "--plan",
+            help="show what the build would ask the model (calls, tokens, cost, wall time per "
+            "stage) and stop: nothing is called, nothing is written",
         ),
     ] = False
+    latency: Annotated[
+        float | None,
+        typer.Option(help="assumed seconds per model call for the plan's wall time (default 2)"),
+    ] = None
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="log each stage")] = False
 
@@ -241,9 +263,7 @@ def register(app: typer.Typer) -> None:
             None,
             help="relation palette JSON (published format); stored on the domain for later runs",
         ),
-        model: str | None = typer.Option(
-            None, help="builder model (provider/name); offline heuristics when omitted"
-        ),
+        builder: Builder = Builder.options(),
         llm: LLMEndpoint = LLMEndpoint.options(concurrency=Change(4, "model calls in flight")),
         settings: BuildSettings = BuildSettings.options(),
         run: BuildRun = BuildRun.options(),
@@ -273,14 +293,19 @@ def register(app: typer.Typer) -> None:
             level=logging.INFO if run.verbose else logging.WARNING,
             format="%(levelname)s %(name)s: %(message)s",
         )
-        if run.batch and not model:
+        if builder.batch and not builder.model:
             fail("--batch sends the builder model's requests: it needs --model")
         cfg = settings.config(domain, llm.concurrency)
         llm_route = None
-        if model:
+        if builder.model:
             from construction.pipeline.llm_route import make_build_llm
 
-            llm_route = make_build_llm(config=llm.config(model, "builder", batch=run.batch))
+            config = llm.config(
+                builder.model, "builder", **builder.model_dump(exclude={"model"}, exclude_none=True)
+            )
+            if run.plan:  # no response cache file is opened: the plan asks nothing
+                config = config.model_copy(update={"cache": False})
+            llm_route = make_build_llm(config=config)
             if (
                 llm_route is not None and llm_route.client.config.endpoints
             ):  # a fleet: items for every slot
@@ -288,6 +313,19 @@ def register(app: typer.Typer) -> None:
         from kg.llm.fleet import fleet_stats, stats_line
 
         as_json = run.as_json
+        plan = BuildPlan(
+            config=cfg,
+            chunk_paths=list(chunks),
+            palette_path=palette,
+            from_stage=from_stage,
+            only=only,
+            allow_partial=run.allow_partial,
+            replace=run.replace,
+            yes=run.yes,
+            extend=run.extend,
+        )
+        if run.plan or llm_route is not None:
+            _plan_first(plan, llm_route, run)
         with (
             open_store() as store,
             Progress(
@@ -302,17 +340,6 @@ def register(app: typer.Typer) -> None:
                 disable=as_json,
             ) as progress,
         ):
-            plan = BuildPlan(
-                config=cfg,
-                chunk_paths=list(chunks),
-                palette_path=palette,
-                from_stage=from_stage,
-                only=only,
-                allow_partial=run.allow_partial,
-                replace=run.replace,
-                yes=run.yes,
-                extend=run.extend,
-            )
             result = build_domain(
                 store,
                 plan,
@@ -354,6 +381,25 @@ def register(app: typer.Typer) -> None:
                         highlight=False,
                     )
         _report_failures(result)
+
+
+def _plan_first(plan: BuildPlan, llm: BuildLLM | None, run: BuildRun) -> None:
+    """`--plan`: show the build's cost plan and stop. An LLM build: its one-line summary, and a
+    plan over `--max-cost` refused before any call (and before any write)."""
+    from construction.pipeline.cost_plan import check_budget, plan_build
+
+    with open_store() as store:
+        cost = plan_build(store, plan, llm, run.latency)
+    if run.plan:
+        if run.as_json:
+            print(cost.model_dump_json(indent=2))
+        else:
+            for text in cost.report():
+                console.print(text, highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(0)
+    # Beside `--json` output the line goes to stderr.
+    (err_console if run.as_json else console).print(cost.line(), highlight=False)
+    check_budget(cost, llm)
 
 
 def _report_failures(result: BuildResult) -> None:

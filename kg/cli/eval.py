@@ -299,15 +299,8 @@ def plan_cmd(
     if answering.json_out:
         print(plan.model_dump_json(indent=2))
         return
-    console.print(plan.table(), highlight=False, markup=False, soft_wrap=True)
-    console.print(plan.line(), highlight=False)
-    sources = {r.role: r.completion_source for r in plan.roles}
-    console.print(
-        f"  prompt tokens: {plan.tokenizer} on the rendered prompts; completion tokens: "
-        f"{', '.join(f'{k} {v}' for k, v in sources.items())}; wall time at "
-        f"{plan.latency_s:g} s per call",
-        highlight=False,
-    )
+    for text in plan.report():
+        console.print(text, highlight=False, markup=False, soft_wrap=True)
 
 
 def _eval_domains(sel: Scope) -> list[str] | None:

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from build_replies import evidence_reply, facts_reply, relations_reply, summary_reply
 from typer.testing import CliRunner
 
 from construction.perspectivebench.exporter import question_lines
@@ -21,23 +22,6 @@ from kg.cli.main import app
 pytestmark = pytest.mark.integration
 DEMO = Path(__file__).resolve().parents[2] / "demo" / "build"
 FAILING = "peat releases"  # a phrase of one demo chunk
-
-
-def _scripted_replies():
-    """The scripted builder replies of test_build_llm.py (one copy of them)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "build_llm_replies", Path(__file__).with_name("test_build_llm.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_R = _scripted_replies()
-facts_reply, summary_reply = _R.facts_reply, _R.summary_reply
-relations_reply, evidence_reply = _R.relations_reply, _R.evidence_reply
 
 
 def question_reply(body):

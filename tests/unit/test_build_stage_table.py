@@ -123,3 +123,16 @@ def test_stage_reports_are_typed_and_dump_like_the_stored_summary():
         "notes",
     ]
     assert body["seconds"] == 1.235 and body["counts"] == {"rejected_call_failed": 1}
+
+
+def test_every_model_stage_gives_its_items_and_prompt_slots_to_the_plan():
+    """A stage that names a prompt implements `pending_items` and `slots` (its `llm` asks with
+    them and `kg build --plan` renders its prompts from them); one without asks nothing."""
+    for name in STAGES:
+        stage = load_stage(name)
+        own = {
+            m
+            for m in ("pending_items", "slots")
+            if getattr(type(stage), m) is not getattr(Stage, m)
+        }
+        assert own == ({"pending_items", "slots"} if stage.prompt else set()), name

@@ -35,6 +35,7 @@ def test_dotenv_file(tmp_path, monkeypatch):
 def test_instances_per_port_are_separate(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "c"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "f"))
+    monkeypatch.delenv("KG_BOLT_PORT", raising=False)  # the default instance against another
     a, b = get_settings(), get_settings(bolt_port=7801)
     assert a.resolved_server_home != b.resolved_server_home
     assert a.password_file != b.password_file

@@ -107,14 +107,20 @@ def _bm25(
         bm25s.tokenize([f.text for f in corpus], stopwords="en", show_progress=False),
         show_progress=False,
     )
+    by_k: dict[int, list[EvalQuestion]] = defaultdict(list)
+    for q in qs:  # one retrieve call per k, not per question
+        by_k[min(_k(opts, q), len(corpus))].append(q)
     out = {}
-    for q in qs:
-        k = min(_k(opts, q), len(corpus))
+    for k, group in by_k.items():
         docs, _ = retriever.retrieve(
-            bm25s.tokenize([q.text], stopwords="en", show_progress=False), k=k, show_progress=False
+            bm25s.tokenize([q.text for q in group], stopwords="en", show_progress=False),
+            k=k,
+            show_progress=False,
         )
-        out[q.uid] = [corpus[int(i)] for i in docs[0]]
-    return out
+        out.update(
+            {q.uid: [corpus[int(i)] for i in row] for q, row in zip(group, docs, strict=True)}
+        )
+    return {q.uid: out[q.uid] for q in qs}
 
 
 def ensure_fact_embeddings(store: Store, domain: str) -> int:

@@ -94,33 +94,38 @@ def build_contexts(
     return out
 
 
-def _bm25(
-    store: Store, domain: str, qs: list[EvalQuestion], opts: ContextOptions
-) -> dict[str, list[Fact]]:
+def bm25_top(corpus: list[str], queries: list[str], ks: list[int]) -> list[list[int]]:
+    """Positions in `corpus` of each query's `ks[i]` best BM25 matches (`bm25s`, English
+    stopwords), best first. The index is built once and each distinct k is one retrieve call
+    over its queries (a call per query was most of a 1,024-question plan's retrieval)."""
     import bm25s
 
-    corpus = [Fact(**r) for r in store.query("eval/domain_facts", domain=domain)]
-    if not corpus:
-        return {q.uid: [] for q in qs}
     retriever = bm25s.BM25()
     retriever.index(
-        bm25s.tokenize([f.text for f in corpus], stopwords="en", show_progress=False),
-        show_progress=False,
+        bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False
     )
-    by_k: dict[int, list[EvalQuestion]] = defaultdict(list)
-    for q in qs:  # one retrieve call per k, not per question
-        by_k[min(_k(opts, q), len(corpus))].append(q)
-    out = {}
+    by_k: dict[int, list[int]] = defaultdict(list)
+    for pos, k in enumerate(ks):
+        by_k[min(k, len(corpus))].append(pos)
+    out: dict[int, list[int]] = {}
     for k, group in by_k.items():
         docs, _ = retriever.retrieve(
-            bm25s.tokenize([q.text for q in group], stopwords="en", show_progress=False),
+            bm25s.tokenize([queries[i] for i in group], stopwords="en", show_progress=False),
             k=k,
             show_progress=False,
         )
-        out.update(
-            {q.uid: [corpus[int(i)] for i in row] for q, row in zip(group, docs, strict=True)}
-        )
-    return {q.uid: out[q.uid] for q in qs}
+        out.update({pos: [int(i) for i in row] for pos, row in zip(group, docs, strict=True)})
+    return [out[pos] for pos in range(len(queries))]
+
+
+def _bm25(
+    store: Store, domain: str, qs: list[EvalQuestion], opts: ContextOptions
+) -> dict[str, list[Fact]]:
+    corpus = [Fact(**r) for r in store.query("eval/domain_facts", domain=domain)]
+    if not corpus:
+        return {q.uid: [] for q in qs}
+    hits = bm25_top([f.text for f in corpus], [q.text for q in qs], [_k(opts, q) for q in qs])
+    return {q.uid: [corpus[i] for i in found] for q, found in zip(qs, hits, strict=True)}
 
 
 def ensure_fact_embeddings(store: Store, domain: str) -> int:

@@ -3,7 +3,8 @@
 peak memory of the 10,000-question eval <= 2 GB).
 
     KG_BOLT_PORT=... python benchmarks/scale.py [--sizes 1000,10000]
-        [--settings base,oracle,noisy] [--responder cover-all] [--judge edge-evidence] [--keep]
+        [--settings base,oracle,noisy] [--steps import,eval,report] [--responder cover-all]
+        [--judge edge-evidence] [--keep]
 
 The shared sample (139 PerspectiveBench questions) is replicated with new ids up to each size;
 every further pass over the sample goes into domains of its own (`physics_1`, ...), so the graph
@@ -84,6 +85,9 @@ def main() -> None:
     ap.add_argument("--responder", default="cover-all", help="an offline baseline responder")
     ap.add_argument("--judge", default="edge-evidence", help="an offline judge")
     ap.add_argument("--sample", type=Path, default=SAMPLE)
+    ap.add_argument(
+        "--steps", default="import,eval,report", help="which steps to measure (in this order)"
+    )
     ap.add_argument("--keep", action="store_true", help="keep the last size's graph and runs")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
@@ -108,7 +112,10 @@ def main() -> None:
             data = tmp / f"questions-{n}.jsonl"
             replicate(args.sample, n, data, copy_domains=True)
             results[n] = {}
+            wanted = args.steps.split(",")
             for name, cmd in steps(n, data, settings, args, tmp):
+                if name.split()[0] not in wanted:
+                    continue
                 wall, cpu, peak = measured(cmd, tmp / f"{n}-{name.replace(' ', '-')}.log")
                 results[n][name] = (wall, cpu, peak)
                 load = os.getloadavg()[0]

@@ -29,12 +29,18 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 SAMPLE = SHARED / "perspectivebench" / "sample.jsonl"
 
 
-def replicate(sample: Path, n: int, out: Path) -> None:
+def replicate(sample: Path, n: int, out: Path, *, copy_domains: bool = False) -> None:
+    """`n` questions cycling through `sample`, each with a new id. With `copy_domains` every
+    further pass over the sample goes into domains of its own (`physics_1`, ...), so concepts,
+    facts and paths grow with the questions instead of being shared by the copies."""
     lines = [json.loads(x) for x in sample.read_text(encoding="utf-8").splitlines()]
     with out.open("w", encoding="utf-8") as fh:
         for i in range(n):
             obj = dict(lines[i % len(lines)])
             obj["id"] = 100_000 + i
+            copy = i // len(lines)
+            if copy_domains and copy:
+                obj["domain"] = f"{obj['domain']}_{copy}"
             fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 

@@ -51,7 +51,8 @@ def main() -> None:
     import_perspectivebench(store, [data])
     dt = time.perf_counter() - t0
     print(f"setup: imported {args.questions} synthetic questions in {dt:.1f} s")
-    kg = [str(Path(sys.executable).parent / "kg")]  # the installed command, as a user runs it
+    script = Path(sys.executable).parent / "kg"  # the installed command, as a user runs it
+    kg = [str(script)] if script.exists() else [sys.executable, "-m", "kg.cli.main"]
     env = os.environ | {"PLAN_BENCH_KEY": "not-needed"}
     t0 = time.perf_counter()
     subprocess.run([*kg, "eval", "plan", "--help"], capture_output=True, check=True)

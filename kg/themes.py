@@ -169,10 +169,15 @@ def question_themes(store: Store, uids: Iterable[str]) -> dict[str, ThemeCategor
     """question uid -> its theme's category, with each domain's categories read once."""
     rows = store.query("core/theme_inputs", uids=sorted(set(uids)))
     maps: dict[str, ThemeMap] = {}
+    # questions of a domain share their themes and labels: each combination is mapped once
+    seen: dict[tuple[str, str | None, tuple[str, ...]], ThemeCategory] = {}
     out: dict[str, ThemeCategory] = {}
     for r in rows:
         if r["domain"] not in maps:
             maps[r["domain"]] = ThemeMap({c["category"]: c["labels"] for c in r["categories"]})
-        labels = [label for path in r["target_labels"] for label in (path or [])]
-        out[r["uid"]] = maps[r["domain"]].categorize(r["theme"], labels)
+        labels = tuple(label for path in r["target_labels"] for label in (path or []))
+        key = (r["domain"], r["theme"], labels)
+        if key not in seen:
+            seen[key] = maps[r["domain"]].categorize(r["theme"], labels)
+        out[r["uid"]] = seen[key].model_copy()
     return out

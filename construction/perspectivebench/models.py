@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import json
 from typing import Any
 
@@ -40,15 +41,18 @@ class PoolEntry(BaseModel):
     def _parse_topic_words(cls, value: Any) -> Any:
         # The published file holds a Python-style list in a string: parse it as a literal,
         # never evaluate it as code.
-        if isinstance(value, str):
-            try:
-                parsed = ast.literal_eval(value)
-            except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
-                raise ValueError(f"not a list of strings: {value[:80]!r}") from exc
-            if not isinstance(parsed, list) or not all(isinstance(w, str) for w in parsed):
-                raise ValueError(f"not a list of strings: {value[:80]!r}")
-            return parsed
-        return value
+        return list(_topic_words(value)) if isinstance(value, str) else value
+
+
+@functools.lru_cache(maxsize=65536)  # a concept's entry repeats in every question that pools it
+def _topic_words(value: str) -> tuple[str, ...]:
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+        raise ValueError(f"not a list of strings: {value[:80]!r}") from exc
+    if not isinstance(parsed, list) or not all(isinstance(w, str) for w in parsed):
+        raise ValueError(f"not a list of strings: {value[:80]!r}")
+    return tuple(parsed)
 
     def to_json(self) -> dict[str, Any]:
         """The entry as the published file writes it (Topic Words as a Python-style list)."""

@@ -19,6 +19,7 @@ from construction.perspectivebench.models import BenchQuestion, render_topic_wor
 from construction.perspectivebench.report import Problem
 from construction.perspectivebench.validation import LineRef, two_summaries
 from kg import ids
+from kg.collector import collector_paused
 from kg.paths import base_key
 from kg.store import check_identifier
 
@@ -244,8 +245,9 @@ def build_plan(
     (concept uid -> rendered pool entry, path uid -> reasons), used as the canonical versions;
     edge categories come from `domain_palettes[domain]`, else `palette` (label -> category)."""
     b = _Builder(existing_concepts or {}, existing_paths or {}, source, palette, domain_palettes)
-    for ref, q in questions:
-        b.question(ref, q)
+    with collector_paused():  # every row stays alive to the end: see kg/collector.py
+        for ref, q in questions:
+            b.question(ref, q)
     return b.plan
 
 

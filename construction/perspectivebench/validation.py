@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from construction.perspectivebench.models import BenchQuestion, PathEntry, RawLine
 from construction.perspectivebench.report import Problem
+from kg.collector import collector_paused
 from kg.input_rules import blank, split_lines, strip_bom
 from kg.jsonl import JsonLine, Wording, json_lines
 from kg.paths import (
@@ -296,10 +297,17 @@ def validate_files(
     """Validate every line of every file; collect questions, errors, warnings and rejects."""
     result = ValidationResult()
     cross = _CrossLine(result)
-    for path in files:
-        lines = _read_lines(Path(path), result)
-        if lines is None:
-            continue
+    with collector_paused():  # every question stays alive to the end: see kg/collector.py
+        for path in files:
+            _validate_file(Path(path), result, cross, max_line_bytes)
+    return result
+
+
+def _validate_file(
+    path: Path, result: ValidationResult, cross: _CrossLine, max_line_bytes: int
+) -> None:
+    lines = _read_lines(path, result)
+    if lines is not None:
         for line, raw in zip(json_lines(lines, _WORDING, max_line_bytes), lines, strict=True):
             result.lines_read += 1
             if line.blank:
@@ -317,4 +325,3 @@ def validate_files(
                 result.rejected.append((ref, chk.errors))
             elif q is not None and cross.accept(ref, q):
                 result.questions.append((ref, q))
-    return result

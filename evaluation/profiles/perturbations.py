@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from evaluation.models import EvalQuestion
-from evaluation.responders.contexts import question_facts
+from evaluation.responders.contexts import domain_facts, question_facts
 from kg.errors import InputError
 from kg.prompt_files import load_prompt
 from kg.store import Store
@@ -54,8 +54,7 @@ def build_perturbations(
     own = question_facts(store, questions)
     corpus: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for domain in sorted({q.domain for q in questions}):
-        rows = store.query("eval/domain_facts", domain=domain)
-        corpus[domain] = [(r["uid"], r["text"]) for r in rows]
+        corpus[domain] = [(f.uid, f.text) for f in domain_facts(store, domain)]
     out: dict[str, list[Perturbation]] = {}
     for q in questions:
         excluded = {f.uid for f in own.get(q.uid, [])} | {f.uid for f in q.evidence}

@@ -24,13 +24,22 @@ _QUERY_BATCH = 256  # questions per matrix product (bounds its memory)
 
 class ContextOptions:
     def __init__(
-        self, setting: Setting, *, noise: int = 5, top_k: int | None = None, seed: int = 0
+        self,
+        setting: Setting,
+        *,
+        noise: int = 5,
+        top_k: int | None = None,
+        seed: int = 0,
+        store_embeddings: bool = True,
     ) -> None:
         if noise < 0:
             raise InputError("--noise must be >= 0")
         if top_k is not None and top_k < 1:
             raise InputError("--top-k must be >= 1")
         self.setting, self.noise, self.top_k, self.seed = setting, noise, top_k, seed
+        # RAG-dense stores the facts' vectors it computes (for the vector index); a cost plan,
+        # which writes nothing, computes the same contexts without storing them.
+        self.store_embeddings = store_embeddings
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -44,6 +53,12 @@ class ContextOptions:
 def question_facts(store: Store, questions: list[EvalQuestion]) -> dict[str, list[Fact]]:
     rows = store.query("eval/question_facts", uids=[q.uid for q in questions])
     return {r["uid"]: [Fact(**f) for f in r["facts"]] for r in rows}
+
+
+def domain_facts(store: Store, domain: str) -> list[Fact]:
+    """Every fact of `domain`, ordered by uid (the RAG corpus)."""
+    cols = store.query("eval/domain_facts", domain=domain)[0]
+    return [Fact(uid=u, text=t) for u, t in zip(cols["uids"], cols["texts"], strict=True)]
 
 
 def ground_truth(
@@ -121,7 +136,7 @@ def bm25_top(corpus: list[str], queries: list[str], ks: list[int]) -> list[list[
 def _bm25(
     store: Store, domain: str, qs: list[EvalQuestion], opts: ContextOptions
 ) -> dict[str, list[Fact]]:
-    corpus = [Fact(**r) for r in store.query("eval/domain_facts", domain=domain)]
+    corpus = domain_facts(store, domain)
     if not corpus:
         return {q.uid: [] for q in qs}
     hits = bm25_top([f.text for f in corpus], [q.text for q in qs], [_k(opts, q) for q in qs])
@@ -162,8 +177,9 @@ def _dense(
 ) -> dict[str, list[Fact]]:
     from kg.embeddings import get_embedder
 
-    ensure_fact_embeddings(store, domain)
-    corpus = [Fact(**r) for r in store.query("eval/domain_facts", domain=domain)]
+    if opts.store_embeddings:
+        ensure_fact_embeddings(store, domain)
+    corpus = domain_facts(store, domain)
     if not corpus:
         return {q.uid: [] for q in qs}
     # The facts' vectors come through the embedder's disk cache (where storing them put them),

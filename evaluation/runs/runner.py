@@ -415,8 +415,9 @@ def _check_identity(store: Store, run_id: str, identity: dict[str, Any]) -> None
         )
 
 
-def plan_run(store: Store, spec: RunSpec) -> RunPlan:
-    """Everything the run needs, read and checked before its lease is taken."""
+def plan_run(store: Store, spec: RunSpec, *, writes: bool = True) -> RunPlan:
+    """Everything the run needs, read and checked before its lease is taken. `writes=False`
+    (a cost plan): nothing is written, not even the RAG-dense facts' vectors."""
     started = time.perf_counter()
     r_client, j_client = _clients(spec)
     judge = make_judge(spec, j_client)
@@ -449,7 +450,13 @@ def plan_run(store: Store, spec: RunSpec) -> RunPlan:
         )
     _check_identity(store, run_id, identity)
 
-    opts = ContextOptions(spec.setting, noise=spec.noise, top_k=spec.top_k, seed=spec.seed)
+    opts = ContextOptions(
+        spec.setting,
+        noise=spec.noise,
+        top_k=spec.top_k,
+        seed=spec.seed,
+        store_embeddings=writes,
+    )
     eval_run = spec.kind == "eval"
     models = [m for m in (responder.name if responder else None, judge.name) if m]
     props = {

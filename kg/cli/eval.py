@@ -295,7 +295,7 @@ def plan_cmd(
         }
     )
     with open_store() as store:
-        plan = cost_plan(plan_run(store, spec), answering.latency)
+        plan = cost_plan(plan_run(store, spec, writes=False), answering.latency)
     if answering.json_out:
         print(plan.model_dump_json(indent=2))
         return

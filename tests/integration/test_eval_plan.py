@@ -132,3 +132,21 @@ def test_plan_with_batch_shows_the_batch_price(bench, llm_server, monkeypatch, t
     res = runner.invoke(app, ["eval", "plan", *opts, "--batch"])
     assert res.exit_code == 0 and "at the batch price" in res.output
     assert llm_server.requests == []
+
+
+def test_a_rag_dense_plan_writes_no_fact_vectors_and_counts_the_run(bench, llm_server, monkeypatch):
+    # the run stores the vectors it computes (for the vector index); the plan writes nothing
+    monkeypatch.setenv("PLAN_TEST_KEY", "sk-test")
+    add_eval_model(llm_server)
+    runner = CliRunner()
+    without = "MATCH (f:Fact {domain: 'physics'}) WHERE f.embedding IS NULL RETURN count(f) AS n"
+    missing = bench.run_text(without)[0]["n"]
+    opts = _options(llm_server, "--setting", "rag-dense", "--relevancy-n", "0", model="dense")
+    res = runner.invoke(app, ["eval", "plan", *opts, "--json"])
+    assert res.exit_code == 0, res.output
+    plan = json.loads(res.output)
+    assert llm_server.requests == [] and bench.run_text(without)[0]["n"] == missing
+    res = runner.invoke(app, ["eval", "run", *opts, "--run-id", "plan-rag-dense"])
+    assert res.exit_code == 0, res.output
+    assert len(llm_server.requests_matching(ANSWER_MARKER)) == plan["answers"] == 3
+    assert missing > 0 and bench.run_text(without)[0]["n"] == 0  # the run stored them

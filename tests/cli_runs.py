@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -65,3 +66,14 @@ def kill_when(cmd: list[str], env: dict[str, str], ready) -> None:
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def eval_run_cmd(base_url: str, run_id: str, limit: int, *extra: str) -> list[str]:
+    """`kg eval run` of the scripted test model and judge over `limit` physics questions
+    (oracle, no cache) as a process of its own, for tests that kill or interrupt it."""
+    return [
+        *(sys.executable, "-m", "kg.cli.main", "eval", "run"),
+        *("--model", "test-model", "--base-url", base_url, "--judge", "judge-model"),
+        *("--domain", "physics", "--limit", str(limit), "--setting", "oracle"),
+        *("--no-cache", "--run-id", run_id, *extra),
+    ]

@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections import Counter
 
 import pytest
-from cli_runs import kill_when
+from cli_runs import eval_run_cmd, kill_when
 from llm_batch_server import BatchTestServer
 from llm_server import ANSWER_MARKER, FAITH_MARKER, PATHS_MARKER, add_eval_model
 
@@ -248,29 +247,7 @@ def test_a_lost_reply_to_the_submission_adopts_the_batch(direct, server):
 
 
 def _cmd(base_url: str, run_id: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "kg.cli.main",
-        "eval",
-        "run",
-        "--batch",
-        "--model",
-        "test-model",
-        "--base-url",
-        base_url,
-        "--judge",
-        "judge-model",
-        "--domain",
-        "physics",
-        "--limit",
-        str(N),
-        "--no-cache",
-        "--run-id",
-        run_id,
-        "--setting",
-        "oracle",
-    ]
+    return eval_run_cmd(base_url, run_id, N, "--batch")
 
 
 def _batch_ids(store, run_id: str) -> list[str | None]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
+from cli_runs import eval_run_cmd
 from llm_server import ANSWER_MARKER, add_eval_model
 
 pytestmark = pytest.mark.integration
@@ -17,32 +17,7 @@ N = 16
 
 
 def _cmd(base_url: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "kg.cli.main",
-        "eval",
-        "run",
-        "--model",
-        "test-model",
-        "--base-url",
-        base_url,
-        "--judge",
-        "judge-model",
-        "--domain",
-        "physics",
-        "--limit",
-        str(N),
-        "--concurrency",
-        "1",
-        "--no-cache",
-        "--relevancy-n",
-        "0",
-        "--run-id",
-        "resume-me",
-        "--setting",
-        "oracle",
-    ]
+    return eval_run_cmd(base_url, "resume-me", N, "--concurrency", "1", "--relevancy-n", "0")
 
 
 def _judged(store) -> int:

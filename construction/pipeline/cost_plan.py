@@ -37,7 +37,6 @@ from construction.pipeline.llm_route import BuildLLM
 from construction.pipeline.runner import BuildPlan, build_generation, plan_stages, stage_names
 from construction.pipeline.stage import Stage
 from kg import domains
-from kg.errors import InputError
 from kg.llm.plan import EXACT, CostPlan, RoleEstimate
 from kg.llm.tokens import count_tokens
 from kg.palette import load_palette, stored_palette
@@ -297,17 +296,11 @@ def _pending(
     return items
 
 
-class OverBudget(InputError):
-    """The build plan's estimated cost exceeds --max-cost: refused before any call."""
-
-
 def check_budget(cost: BuildCostPlan, model: BuildLLM | None) -> None:
     """Refuse a build whose estimated cost exceeds the builder model's --max-cost."""
-    limit = model.client.config.max_cost if model else None
-    if limit is None or not cost.over(limit):
-        return
-    raise OverBudget(
-        f"build of {cost.domain}: the plan's estimated cost ${cost.cost or 0:.4f} exceeds "
-        f"--max-cost ${limit:.4f} ({cost.calls} model call(s)); raise --max-cost or build fewer "
-        "chunks (`kg build ... --plan` shows the cost per stage)"
+    cost.refuse_over(
+        model.client.config.max_cost if model else None,
+        f"build of {cost.domain}",
+        "",
+        "build fewer chunks (`kg build ... --plan` shows the cost per stage)",
     )

@@ -19,7 +19,6 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from evaluation.models import AnswerVariant
-from evaluation.runs.questions import EvalInputError
 from kg.llm.plan import DEFAULT_LATENCY_S, RoleEstimate
 from kg.llm.plan import CostPlan as SharedCostPlan
 from kg.llm.tokens import count_tokens
@@ -100,19 +99,14 @@ def _answer_texts(plan: RunPlan, items: list[WorkItem], answer_tokens: int) -> l
     return asyncio.run(made())
 
 
-class OverBudget(EvalInputError):
-    """The plan's estimated cost exceeds --max-cost: refused before any call."""
-
-
 def check_budget(cost: CostPlan, spec: RunSpec) -> None:
     """Refuse a run whose estimated cost exceeds the smallest --max-cost of its models."""
     limits = [c.max_cost for c in (spec.responder_llm, spec.judge_llm) if c and c.max_cost]
-    if not limits or not cost.over(min(limits)):
-        return
-    raise OverBudget(
-        f"run {cost.run_id}: the plan's estimated cost ${cost.cost:.4f} exceeds --max-cost "
-        f"${min(limits):.4f} ({cost.calls} model call(s) for {cost.answers} answer(s)); raise "
-        "--max-cost or select fewer questions (`kg eval plan` shows the cost per role)"
+    cost.refuse_over(
+        min(limits) if limits else None,
+        f"run {cost.run_id}",
+        f" for {cost.answers} answer(s)",
+        "select fewer questions (`kg eval plan` shows the cost per role)",
     )
 
 
@@ -156,12 +150,11 @@ def estimate(
         latency_s=latency,
         latency_source="--latency" if latency_s is not None else "assumed",
     )
-    clients = {
-        r.role: plan.r_client if r.role in RESPONDER_ROLES else plan.j_client for r in ordered
-    }
-    cost.price(
-        {r.model: c.config.price_for() if c else None for r in ordered for c in [clients[r.role]]}
-    )
+    prices = {}
+    for r in ordered:
+        client = plan.r_client if r.role in RESPONDER_ROLES else plan.j_client
+        prices[r.model] = client.config.price_for() if client else None
+    cost.price(prices)
     return cost
 
 

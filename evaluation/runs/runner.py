@@ -156,9 +156,7 @@ class _Pipeline:
         # offline judges that judge many answers at once: answers wait here for it
         self.answered: list[Answered] = []
         self._judge_lock = asyncio.Lock()
-        # batch mode: items waiting for a batch this round, and items that failed (not
-        # tried again by a later round)
-        self.pending = 0
+        # batch mode: items that failed (not tried again by a later round)
         self.failed_keys: set[tuple[str, str, str]] = set()
         self.batches_sent = (0, 0)  # batches and lines submitted this session
 
@@ -166,7 +164,6 @@ class _Pipeline:
         """Batch mode: the next round runs on a new event loop (its locks are made anew)."""
         self._flush_lock, self._judge_lock = asyncio.Lock(), asyncio.Lock()
         self._flushing = None
-        self.pending = 0
 
     def _usage_delta(self, results: list[QuestionResult]) -> dict[str, float | int]:
         calls = cached = 0
@@ -291,7 +288,7 @@ class _Pipeline:
                 try:
                     await self.process(item)
                 except BatchPending:  # batch mode: its request goes out in this round's batch
-                    self.pending += 1
+                    pass
                 except BudgetExceeded as exc:
                     self.stopped = str(exc)
                 except ServerUnreachable as exc:  # every other question would fail too

@@ -60,6 +60,13 @@ class Price(BaseModel):
     # (OpenAI's batch discount: half price).
     batch_factor: float = Field(default=0.5, ge=0)
 
+    def cost(self, prompt_tokens: int, completion_tokens: int, *, batch: bool = False) -> float:
+        """Dollars for these tokens; through the batch API at its factor. The one price rule
+        of the ledger (spent) and the cost plans (estimated)."""
+        spent = prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok
+        spent /= 1e6
+        return spent * self.batch_factor if batch else spent
+
 
 def default_cache_path() -> Path:
     return default_cache_dir() / "llm-cache.sqlite"
@@ -161,11 +168,6 @@ class LLMConfig(BaseModel):
 
     def price_for(self) -> Price | None:
         return self.prices.get(self.model) or self.prices.get(self.model_name)
-
-    def price_factor(self) -> float:
-        """The factor on the price of this role's replies: the batch discount in batch mode."""
-        price = self.price_for()
-        return price.batch_factor if self.batch and price is not None else 1.0
 
     def public_dict(self) -> dict[str, Any]:
         """What a run record may hold: everything but secrets and local paths."""

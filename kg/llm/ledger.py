@@ -35,12 +35,9 @@ class Ledger(BaseModel):
 
     def add(self, record: CallRecord) -> CallRecord:
         if self.price and not record.cached:
-            record.cost = (
-                record.prompt_tokens * self.price.input_per_mtok
-                + record.completion_tokens * self.price.output_per_mtok
-            ) / 1e6
-            if record.batch:
-                record.cost *= self.price.batch_factor
+            record.cost = self.price.cost(
+                record.prompt_tokens, record.completion_tokens, batch=record.batch
+            )
         self.records.append(record)
         return record
 

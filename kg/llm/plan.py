@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from kg.errors import InputError
 from kg.llm.config import Price
 from kg.llm.tokens import REGEX_TOKENIZER
 
 DEFAULT_LATENCY_S = 2.0
 EXACT = "exact"
+
+
+class OverBudget(InputError):
+    """A plan's estimated cost exceeds --max-cost: refused before any call."""
 
 
 class RoleEstimate(BaseModel):
@@ -61,10 +66,7 @@ class CostPlan(BaseModel):
                 r.cost = None
                 unpriced.add(r.model)
                 continue
-            spent = r.prompt_tokens * price.input_per_mtok
-            r.cost = (spent + r.completion_tokens * price.output_per_mtok) / 1e6
-            if self.batch:
-                r.cost *= price.batch_factor
+            r.cost = price.cost(r.prompt_tokens, r.completion_tokens, batch=self.batch)
         priced = [r.cost for r in self.roles if r.cost is not None]
         self.cost = sum(priced) if priced else None
         self.unpriced = sorted(unpriced)
@@ -72,6 +74,16 @@ class CostPlan(BaseModel):
     def over(self, limit: float | None) -> bool:
         """Whether the estimated cost exceeds `limit` (no limit or no price: it cannot)."""
         return self.cost is not None and limit is not None and self.cost > limit
+
+    def refuse_over(self, limit: float | None, what: str, calls: str, fewer: str) -> None:
+        """Raise `OverBudget` when the estimate exceeds `limit`: `what` the command's work,
+        `calls` what the calls are for, `fewer` how to ask less."""
+        if limit is None or not self.over(limit):
+            return
+        raise OverBudget(
+            f"{what}: the plan's estimated cost ${self.cost or 0:.4f} exceeds --max-cost "
+            f"${limit:.4f} ({self.calls} model call(s){calls}); raise --max-cost or {fewer}"
+        )
 
     def line(self) -> str:
         """The one-line summary a run prints before it starts."""

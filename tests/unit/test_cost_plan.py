@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from evaluation.models import AnswerVariant
-from evaluation.runs.cost_plan import CostPlan, OverBudget, RoleEstimate, check_budget, variant_role
+from evaluation.runs.cost_plan import CostPlan, RoleEstimate, check_budget, variant_role
 from evaluation.runs.spec import RunSpec
 from kg.llm import LLMConfig
+from kg.llm.plan import OverBudget
 
 
 def test_each_variant_is_asked_by_its_role() -> None:

@@ -19,7 +19,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -59,20 +59,29 @@ def owner_id() -> str:
 
 
 class Lease:
-    """A held lease. `healthy` turns False when a heartbeat could not be written (the
-    database is gone) or found the lease taken over; `problem` says which."""
+    """A held lease on one key or several (an import holds every domain it writes). One
+    heartbeat and one probe thread keep all its keys alive, however many. `healthy` turns
+    False when a heartbeat could not be written (the database is gone) or found a key taken
+    over; `problem` says which.
+
+    The heartbeat and the release are written without the store's bookmarks: they need no
+    earlier write of this process, and a heartbeat chained to them would wait on the server
+    (spinning a worker) for as long as this process's own large commit is being applied."""
 
     def __init__(
         self,
         store: Store,
-        key: str,
+        key: str | Sequence[str],
         run_uid: str,
         kind: str,
         owner: str,
         ttl_s: float,
         heartbeat_s: float,
     ) -> None:
-        self.store, self.key, self.run_uid, self.kind = store, key, run_uid, kind
+        self.keys = [key] if isinstance(key, str) else list(dict.fromkeys(key))
+        if not self.keys:
+            raise ValueError("a lease needs at least one key")
+        self.store, self.key, self.run_uid, self.kind = store, self.keys[0], run_uid, kind
         self.owner, self.ttl_s, self.heartbeat_s = owner, ttl_s, heartbeat_s
         self.problem: str | None = None
         self.took_over: str | None = None  # the dead owner whose expired lease we took
@@ -84,13 +93,26 @@ class Lease:
         return self.problem is None
 
     def acquire(self) -> Lease:
+        """Take every key, in order; when one is refused, give back the ones taken and raise."""
         for stmt in cypher_files.statements("schema/leases"):
             self.store.run_text(stmt)
+        taken: list[str] = []
+        try:
+            for key in self.keys:
+                self._acquire_key(key)
+                taken.append(key)
+        except BaseException:
+            self._release_keys(taken)
+            raise
+        self.start_watching()
+        return self
+
+    def _acquire_key(self, key: str) -> None:
         dead_readers: list[str] = []
         while True:
             row = self.store.query(
                 "core/lease_acquire",
-                key=self.key,
+                key=key,
                 owner=self.owner,
                 run_uid=self.run_uid,
                 kind=self.kind,
@@ -107,7 +129,7 @@ class Lease:
         if readers:
             runs = ", ".join(sorted({f"{r['run_uid']} ({r['owner']})" for r in readers}))
             raise DomainInUse(
-                f"{self.key.partition(':')[2] or self.key}: run(s) {runs} read its questions; "
+                f"{key.partition(':')[2] or key}: run(s) {runs} read its questions; "
                 f"a {self.kind} now would change them under those runs. Wait for them to "
                 "finish or stop them (a stopped run resumes with --run-id)"
             )
@@ -116,7 +138,7 @@ class Lease:
             and _dead_here(row["prev_owner"])
             and self.store.query(
                 "core/lease_takeover",
-                key=self.key,
+                key=key,
                 dead_owner=row["prev_owner"],
                 owner=self.owner,
                 run_uid=self.run_uid,
@@ -127,11 +149,9 @@ class Lease:
             row = {**row, "acquired": True}  # its process is gone: no need to wait for expiry
         if not row["acquired"]:
             since = row["since_heartbeat_ms"]
-            raise LeaseHeld(self.key, row["prev_owner"], since / 1000 if since else None)
+            raise LeaseHeld(key, row["prev_owner"], since / 1000 if since else None)
         if row["prev_owner"] and row["prev_owner"] != self.owner:
-            self.took_over = row["prev_owner"]
-        self.start_watching()
-        return self
+            self.took_over = self.took_over or row["prev_owner"]
 
     def guard(self, keys: Iterable[str]) -> None:
         """Hold what this run reads: refuse (DomainInUse) while a live process holds one of
@@ -181,19 +201,20 @@ class Lease:
     def _beat(self) -> None:
         while self.problem is None and not self._stop.wait(self.heartbeat_s):
             try:
-                held = self.store.query(
+                rows = self.store.query_unchained(
                     "core/lease_heartbeat",
-                    key=self.key,
+                    keys=self.keys,
                     owner=self.owner,
                     ttl_ms=int(self.ttl_s * 1000),
-                )[0]["held"]
+                )
             except Exception as exc:  # noqa: BLE001 - any failure to reach the database
                 if self.problem is None:
                     self.problem = f"cannot write to Neo4j ({type(exc).__name__}: {exc})"[:500]
                 return
-            if not held:
+            lost = [r["key"] for r in rows if not r["held"]]
+            if lost:
                 self.problem = (
-                    f"the lease on {self.key} was taken over by another process "
+                    f"the lease on {', '.join(lost)} was taken over by another process "
                     "(this one was presumed dead)"
                 )
                 return
@@ -207,10 +228,15 @@ class Lease:
     def release(self) -> None:
         self.stop_watching()
         if self.problem is None:
-            try:
-                self.store.query("core/lease_release", key=self.key, owner=self.owner)
-            except Exception:  # noqa: BLE001 - it expires on its own after ttl_s
-                pass
+            self._release_keys(self.keys)
+
+    def _release_keys(self, keys: list[str]) -> None:
+        if not keys:
+            return
+        try:
+            self.store.query_unchained("core/lease_release", keys=keys, owner=self.owner)
+        except Exception:  # noqa: BLE001 - they expire on their own after ttl_s
+            pass
 
 
 def _dead_here(owner: str | None) -> bool:
@@ -242,7 +268,7 @@ def _bolt_refuses(store: Store) -> str | None:
 @contextmanager
 def hold(
     store: Store,
-    key: str,
+    key: str | Sequence[str],
     run_uid: str,
     kind: str,
     *,
@@ -250,7 +276,8 @@ def hold(
     heartbeat_s: float | None = None,
     owner: str | None = None,
 ) -> Iterator[Lease]:
-    """Hold the lease on `key` for the block (LeaseHeld when a live process has it)."""
+    """Hold the lease on `key` (or on every key of a list, with one heartbeat) for the block
+    (LeaseHeld when a live process has one of them; none is kept then)."""
     lease = Lease(
         store,
         key,

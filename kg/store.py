@@ -137,6 +137,17 @@ class Store:
             records, _, _ = self._driver.execute_query(text, params, database_=self.database)
         return [r.data() for r in records]
 
+    def query_unchained(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """`query` outside the store's bookmark chain: it neither waits for this store's
+        earlier writes nor makes later queries wait for it. For self-contained bookkeeping
+        writes (lease heartbeats) that must not queue behind a large commit of this process:
+        a chained query waits on the server until every earlier transaction is applied."""
+        with interrupts_deferred():
+            records, _, _ = self._driver.execute_query(
+                cypher_files.load(name), params, database_=self.database, bookmark_manager_=None
+            )
+        return [r.data() for r in records]
+
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         text = cypher_files.load(name)
         with self.session() as s:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -187,13 +186,12 @@ def import_perspectivebench(
             )  # builds into it must ask first
             return plan
 
-        # The write lease of every domain written: refused while a live run reads one of them
-        # (the import rewrites its questions' links) or a build writes it.
-        with ExitStack() as held:
-            for domain in sorted({q.domain for _, q in result.questions}):
-                held.enter_context(
-                    leases.hold(store, f"build:{domain}", f"import:{domain}", "import")
-                )
+        # The write lease of every domain written (one lease, one heartbeat): refused while a
+        # live run reads one of them (the import rewrites its questions' links) or a build
+        # writes it.
+        domains = sorted({q.domain for _, q in result.questions})
+        keys = [f"build:{d}" for d in domains]
+        with leases.hold(store, keys, f"import:{source}", "import"):
             plan = store.transaction(work)
         report.nodes_created = dict(sorted(created.items()))
         report.warnings.extend(plan.warnings)

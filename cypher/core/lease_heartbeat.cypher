@@ -1,5 +1,6 @@
-// Extend our lease; 0 rows updated means it was taken over (we were presumed dead).
-OPTIONAL MATCH (l:Lease {key: $key, owner: $owner})
+// Extend our leases; `held` false for a key means it was taken over (we were presumed dead).
+UNWIND $keys AS key
+OPTIONAL MATCH (l:Lease {key: key, owner: $owner})
 FOREACH (_ IN CASE WHEN l IS NULL THEN [] ELSE [1] END |
   SET l.heartbeat = timestamp(), l.expires_at = timestamp() + $ttl_ms)
-RETURN l IS NOT NULL AS held
+RETURN key, l IS NOT NULL AS held

@@ -1,3 +1,4 @@
-// Give the lease back (only when it is still ours).
-MATCH (l:Lease {key: $key, owner: $owner})
+// Give the leases back (only those still ours).
+UNWIND $keys AS key
+MATCH (l:Lease {key: key, owner: $owner})
 DELETE l

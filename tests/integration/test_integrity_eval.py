@@ -87,6 +87,62 @@ def test_a_live_lease_refuses_a_second_owner_and_a_dead_one_is_taken_over(bench)
     )  # released at the end
 
 
+def _lease_rows(store, prefix: str) -> dict[str, dict]:
+    rows = store.run_text(
+        "MATCH (l:Lease) WHERE l.key STARTS WITH $p RETURN l.key AS key, l.owner AS owner,"
+        " l.expires_at AS expires_at",
+        p=prefix,
+    )
+    return {r["key"]: r for r in rows}
+
+
+def test_a_lease_on_several_keys_beats_for_all_of_them_from_one_thread(bench):
+    """An import holds every domain it writes: one lease, one heartbeat for all its keys."""
+    import threading
+
+    keys = [f"build:multi-{i}" for i in range(5)]
+    before = {t.name for t in threading.enumerate()}
+    with leases.hold(bench, keys, "import:multi", "import", heartbeat_s=0.2) as lease:
+        started = {t.name for t in threading.enumerate()} - before
+        assert sorted(started) == ["lease-build:multi-0", "lease-probe-build:multi-0"]
+        first = _lease_rows(bench, "build:multi-")
+        assert sorted(first) == keys and {r["owner"] for r in first.values()} == {lease.owner}
+        time.sleep(1.0)  # a few heartbeats
+        later = _lease_rows(bench, "build:multi-")
+        assert all(later[k]["expires_at"] > first[k]["expires_at"] for k in keys)
+        assert lease.healthy
+    assert _lease_rows(bench, "build:multi-") == {}  # every key given back
+
+
+def test_a_lease_refused_on_one_key_keeps_none_of_the_others(bench):
+    other = leases.Lease(
+        bench, "build:multi-b", "build-b", "build", "otherhost:1:1", ttl_s=30, heartbeat_s=5
+    ).acquire()
+    try:
+        with pytest.raises(leases.LeaseHeld, match="build:multi-b"):
+            keys = ["build:multi-a", "build:multi-b", "build:multi-c"]
+            leases.hold(bench, keys, "imp", "import").__enter__()
+        assert sorted(_lease_rows(bench, "build:multi-")) == ["build:multi-b"]
+        assert _lease_rows(bench, "build:multi-")["build:multi-b"]["owner"] == "otherhost:1:1"
+    finally:
+        other.release()
+
+
+def test_a_heartbeat_is_not_chained_to_the_stores_bookmarks(bench):
+    """A heartbeat neither waits for this process's earlier writes (a large commit being
+    applied would hold it on the server) nor makes later queries wait for it."""
+    manager = bench._driver.execute_query_bookmark_manager
+    bench.run_text("MERGE (l:Lease {key: 'run:chain-test'}) SET l.owner = 'me'")
+    chained = set(manager.get_bookmarks())
+    rows = bench.query_unchained(
+        "core/lease_heartbeat", keys=["run:chain-test", "run:nobody"], owner="me", ttl_ms=1000
+    )
+    assert {r["key"]: r["held"] for r in rows} == {"run:chain-test": True, "run:nobody": False}
+    assert set(manager.get_bookmarks()) == chained
+    bench.run_text("MATCH (l:Lease {key: 'run:chain-test'}) DELETE l")
+    assert set(manager.get_bookmarks()) != chained  # a chained write does move them
+
+
 def test_a_running_run_without_a_live_lease_is_listed_interrupted(bench):
     bench.run_text(
         "MERGE (r:Run {uid: 'died-run'}) SET r.kind = 'eval', r.status = 'running',"

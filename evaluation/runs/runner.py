@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import openai
 from pydantic import BaseModel, Field
 
 from evaluation.judges import Judge, registry
@@ -46,6 +45,7 @@ from kg.llm import (
     ledger_file,
 )
 from kg.llm.batch import BatchPending
+from kg.llm.client import refused_access
 from kg.llm.fleet import fleet_stats
 from kg.processes import stop_signal_name
 from kg.runs import RunStatus
@@ -53,7 +53,6 @@ from kg.store import Store, StoreError
 
 Progress = Callable[[int, int], None]
 # Refusals that no retry or other question can fix: stop the run instead of failing each item.
-_FATAL = (openai.AuthenticationError, openai.PermissionDeniedError)
 
 
 class RunSummary(BaseModel):
@@ -300,7 +299,7 @@ class _Pipeline:
                 except (StructuredOutputError, LLMCallError) as exc:
                     self.errors.append(f"{q.ref}: {type(exc).__name__}: {exc}"[:1000])
                     self.failed_keys.add(item_key(item))
-                    if isinstance(exc.__cause__, _FATAL):  # every other call would fail too
+                    if refused_access(exc.__cause__):  # every other call would fail too
                         self.stopped = f"{type(exc.__cause__).__name__}: {exc}"[:1000]
 
         finished = asyncio.Event()
@@ -598,6 +597,8 @@ def _batch_rounds(plan: RunPlan, pipe: _Pipeline, items: list[WorkItem], workers
     waits); the lines go out as batches, polled to the end, and the next round goes on from
     their replies (answers, then their judging) until a round collects nothing. A resumed run
     first waits for the batches the graph says are in flight: no line is sent twice."""
+    import openai
+
     from kg.llm.batch.driver import BatchDriver
 
     driver = BatchDriver(plan.store, plan.run_id, [c for c in plan.clients if c.config.batch])

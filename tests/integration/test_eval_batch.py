@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from cli_runs import eval_run_cmd, kill_when
@@ -73,6 +74,20 @@ def scores(store, run_id: str) -> dict[str, dict]:
     return {s.question: s.model_dump(exclude={"answer"}) for s in rows}
 
 
+def same_scores(store, run_id: str, other: str) -> None:
+    """The two runs' per-question scores are equal, floats to 1e-6: relevancy is a cosine of
+    encoder vectors, which differ in the 7th place with the batch they were encoded in (a warm
+    or a cold encoder cache)."""
+    a, b = scores(store, run_id), scores(store, other)
+    assert a.keys() == b.keys()
+    for q in a:
+        floats = {k for k, v in a[q].items() if isinstance(v, float)}
+        assert {k: v for k, v in a[q].items() if k not in floats} == {
+            k: v for k, v in b[q].items() if k not in floats
+        }
+        assert {k: a[q][k] for k in floats} == pytest.approx({k: b[q][k] for k in floats}, abs=1e-6)
+
+
 def billed(server) -> float:
     """The list price of every line the batches answered (the usage in their output files)."""
     total = 0.0
@@ -129,7 +144,7 @@ def test_batch_run_equals_direct_run_at_the_batch_price(direct, server):
     assert sorted(b["metadata"]["kg_scope"] for b in server.batches.values()) == ["batched"] * 2
     assert len(server.submitted_ids) == len(set(server.submitted_ids)) == lines()
     assert answers(direct, "batched") == answers(direct, "direct")
-    assert scores(direct, "batched") == scores(direct, "direct")
+    same_scores(direct, "batched", "direct")
     # the same tokens at half the price
     plain, batched = get_run(direct, "direct"), get_run(direct, "batched")
     assert (batched.tokens_in, batched.tokens_out) == (plain.tokens_in, plain.tokens_out)
@@ -146,6 +161,30 @@ def test_batch_run_equals_direct_run_at_the_batch_price(direct, server):
     assert all(n["id"] in server.batches and n["out"] for n in nodes)
 
 
+def test_a_voting_judge_in_batch_mode_equals_its_direct_run(direct, server):
+    """Each vote is a request of its own (its seeded shuffle): in batch mode they are lines of
+    the judging round, and the votes, scores and self-agreement are the direct run's."""
+    with BatchTestServer() as plain_server:
+        add_eval_model(plain_server)
+        plain = execute(direct, spec(plain_server, "direct-votes", batch=False, judge_votes=3))
+    assert plain.status == "done" and plain.judge_self_agreement is not None, plain.errors
+    summary = execute(direct, spec(server, "batched-votes", batch=True, judge_votes=3))
+    assert summary.status == "done" and summary.completed == N, summary.errors
+    assert direct_requests(server) == [] and server.creates == 2
+    assert len(server.submitted_ids) == len(set(server.submitted_ids))
+    assert answers(direct, "batched-votes") == answers(direct, "direct-votes")
+    same_scores(direct, "batched-votes", "direct-votes")
+    assert summary.judge_self_agreement == plain.judge_self_agreement
+    batched, plain_votes = (
+        direct.query("eval/run_judge_votes", uid=r)[0] for r in ("batched-votes", "direct-votes")
+    )
+    assert sum(len(v) for v in batched["per_answer"]) > 0  # the verdicts carry their votes
+    assert sorted(map(sorted, batched["per_answer"])) == sorted(
+        map(sorted, plain_votes["per_answer"])
+    )
+    assert (batched["ties"], batched["failed_votes"]) == (plain_votes["ties"], 0)
+
+
 def test_lines_split_at_the_file_limit(direct, server, monkeypatch):
     monkeypatch.setenv("KG_LLM_BATCH_MAX_LINES", "4")
     summary = execute(direct, spec(server, "batched-split", batch=True))
@@ -154,7 +193,7 @@ def test_lines_split_at_the_file_limit(direct, server, monkeypatch):
     per_model = {m: -(-DISTINCT[m] // 4) for m in DISTINCT}  # files of at most 4 lines
     assert len(sizes) == sum(per_model.values()) and max(sizes) == 4
     assert len(server.submitted_ids) == len(set(server.submitted_ids)) == lines()
-    assert scores(direct, "batched-split") == scores(direct, "direct")
+    same_scores(direct, "batched-split", "direct")
 
 
 def test_batch_judge_run_equals_direct_judge_run(direct, server):
@@ -162,7 +201,7 @@ def test_batch_judge_run_equals_direct_judge_run(direct, server):
     assert summary.status == "done" and summary.completed == N, summary.errors
     assert direct_requests(server) == [] and server.creates == 1
     assert len(server.requests_matching(ANSWER_MARKER)) == 0  # only the judge is asked
-    assert scores(direct, "batched-judged") == scores(direct, "direct-judged")
+    same_scores(direct, "batched-judged", "direct-judged")
 
 
 @pytest.mark.parametrize("fault", [{"status": 500}, {"reply": ""}], ids=["500", "empty"])
@@ -178,7 +217,7 @@ def test_a_failed_line_is_sent_again(direct, server, fault):
     # answers; the failed answer again + the other answers' judging; its judging
     assert server.creates == 4
     assert answers(direct, run_id) == answers(direct, "direct")
-    assert scores(direct, run_id) == scores(direct, "direct")
+    same_scores(direct, run_id, "direct")
 
 
 def test_a_line_failing_twice_is_reported_never_scored(direct, server):
@@ -209,7 +248,7 @@ def test_an_expired_batch_sends_its_unfinished_lines_once_more(direct, server):
     counts = Counter(server.submitted_ids)
     assert sorted(counts.values()) == [1] * (lines() - N + 2) + [2] * (N - 2)
     assert answers(direct, "batched-expired") == answers(direct, "direct")
-    assert scores(direct, "batched-expired") == scores(direct, "direct")
+    same_scores(direct, "batched-expired", "direct")
 
 
 def test_a_failed_batch_sends_its_lines_once_more(direct, server):
@@ -219,7 +258,7 @@ def test_a_failed_batch_sends_its_lines_once_more(direct, server):
     assert server.batches["batch_1"]["status"] == "failed"
     counts = Counter(server.submitted_ids)
     assert sorted(counts.values()) == [1] * (lines() - N) + [2] * N
-    assert scores(direct, "batched-failed-batch") == scores(direct, "direct")
+    same_scores(direct, "batched-failed-batch", "direct")
 
 
 def test_a_malformed_output_line_is_named_and_nothing_taken_from_it(direct, server):
@@ -232,7 +271,7 @@ def test_a_malformed_output_line_is_named_and_nothing_taken_from_it(direct, serv
     # the cut line's request was sent again, in a batch of its own, and that reply is used
     assert sorted(Counter(server.submitted_ids).values()) == [1] * (lines() - 1) + [2]
     assert answers(direct, "batched-malformed") == answers(direct, "direct")
-    assert scores(direct, "batched-malformed") == scores(direct, "direct")
+    same_scores(direct, "batched-malformed", "direct")
 
 
 def test_a_lost_reply_to_the_submission_adopts_the_batch(direct, server):
@@ -246,8 +285,14 @@ def test_a_lost_reply_to_the_submission_adopts_the_batch(direct, server):
     assert answers(direct, "batched-dropped") == answers(direct, "direct")
 
 
-def _cmd(base_url: str, run_id: str) -> list[str]:
-    return eval_run_cmd(base_url, run_id, N, "--batch")
+def _cmd(base_url: str, run_id: str, prices: Path) -> list[str]:
+    return eval_run_cmd(base_url, run_id, N, "--batch", "--prices", str(prices))
+
+
+def _prices(tmp_path) -> Path:
+    path = tmp_path / "prices.json"
+    path.write_text(json.dumps({m: p.model_dump() for m, p in PRICES.items()}))
+    return path
 
 
 def _batch_ids(store, run_id: str) -> list[str | None]:
@@ -265,11 +310,11 @@ def _env(tmp_path) -> dict[str, str]:
     }
 
 
-def _rerun_equals_direct(direct, server, run_id: str, env: dict[str, str]) -> None:
+def _rerun_equals_direct(direct, server, run_id: str, env: dict[str, str], prices: Path) -> None:
     """The rerun finishes the run: the judge's batch is the only new one, no line was sent
     twice, nothing is lost, and the answers and scores are the direct run's."""
     out = subprocess.run(
-        _cmd(server.base_url, run_id), env=env, capture_output=True, text=True, timeout=300
+        _cmd(server.base_url, run_id, prices), env=env, capture_output=True, text=True, timeout=300
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     said = f"1 provider batch(es) of {DISTINCT['judge-model']} request(s) submitted (--batch)"
@@ -278,38 +323,40 @@ def _rerun_equals_direct(direct, server, run_id: str, env: dict[str, str]) -> No
     assert len(server.submitted_ids) == len(set(server.submitted_ids)) == lines()
     assert direct_requests(server) == []
     assert answers(direct, run_id) == answers(direct, "direct")
-    assert scores(direct, run_id) == scores(direct, "direct")
+    same_scores(direct, run_id, "direct")
     assert len(server.requests_matching(PATHS_MARKER)) == N
     assert len(server.requests_matching(FAITH_MARKER)) == N
+    # every line the batches answered is charged once, at the batch price, across the kill
+    assert get_run(direct, run_id).cost == pytest.approx(billed(server) * 0.5)
 
 
 def test_killed_while_batches_are_in_flight_resumes_by_polling_them(direct, server, tmp_path):
     """kill -9 of `kg eval run --batch` while its first batch is in flight; the rerun polls
     the same batch: 0 duplicate submissions, 0 lost answers, the direct run's scores."""
-    env = _env(tmp_path)
+    env, prices = _env(tmp_path), _prices(tmp_path)
     server.hold()  # the batch stays in_progress
     kill_when(
-        _cmd(server.base_url, "batched-killed"),
+        _cmd(server.base_url, "batched-killed", prices),
         env,
         lambda: server.polls >= 3 and any(_batch_ids(direct, "batched-killed")),
     )
     assert server.creates == 1 and server.batches["batch_1"]["status"] == "in_progress"
     assert answers(direct, "batched-killed") == {}
     server.release()
-    _rerun_equals_direct(direct, server, "batched-killed", env)
+    _rerun_equals_direct(direct, server, "batched-killed", env, prices)
 
 
 def test_killed_between_submission_and_its_reply_adopts_the_batch(direct, server, tmp_path):
     """kill -9 after the provider accepted the batch but before its id reached the graph:
     the rerun finds the batch by the token in its metadata and polls it."""
-    env = _env(tmp_path)
+    env, prices = _env(tmp_path), _prices(tmp_path)
     server.stall_next_create(120)
-    kill_when(_cmd(server.base_url, "batched-window"), env, lambda: server.creates == 1)
+    kill_when(_cmd(server.base_url, "batched-window", prices), env, lambda: server.creates == 1)
     node = direct.run_text(
         "MATCH (b:LLMBatch {scope: 'batched-window'}) RETURN b.state AS state, b.id AS id"
     )
     assert node == [{"state": "submitting", "id": None}]
-    _rerun_equals_direct(direct, server, "batched-window", env)
+    _rerun_equals_direct(direct, server, "batched-window", env, prices)
     state = direct.run_text(
         "MATCH (b:LLMBatch {scope: 'batched-window'}) RETURN b.id AS id ORDER BY b.created_at"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import numpy as np
@@ -58,17 +59,33 @@ def test_normalized_float32_in_input_order(which, request):
     assert emb.encode([]).shape == (0, 384)
 
 
-def test_batches_sorted_by_word_pieces_match_one_plain_encode(torch_embedder):
-    emb = E.Embedder(backend="torch", batch_size=3)
+def test_batches_hold_texts_of_one_length_and_match_one_plain_encode(torch_embedder):
+    emb = E.Embedder(backend="torch", batch_size=2)
     emb._model = torch_embedder.model
-    batches = emb.batches(SENTENCES)
-    assert sorted(i for b in batches for i in b) == list(range(len(SENTENCES)))
-    assert [len(b) for b in batches] == [3, 3, 1]
-    pieces = [len(emb.model.tokenizer(SENTENCES[i])["input_ids"]) for b in batches for i in b]
-    assert pieces == sorted(pieces)
+    texts = [*SENTENCES, "Dogs often sleep for more than twelve hours a day."]  # a twin length
+    batches = emb.batches(texts)
+    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
+    pieces = [[len(emb.model.tokenizer(texts[i])["input_ids"]) for i in b] for b in batches]
+    assert all(len(set(p)) == 1 for p in pieces)  # no batch is padded
+    assert [p[0] for p in pieces] == sorted(p[0] for p in pieces)
+    assert [1, 7] in batches  # the two texts of one length share a batch
     # The same vectors as sentence-transformers' own batching, in the order given.
-    plain = torch_embedder.model.encode(SENTENCES, batch_size=64, normalize_embeddings=True)
-    np.testing.assert_allclose(emb.encode(SENTENCES), plain, atol=1e-5)
+    plain = torch_embedder.model.encode(texts, batch_size=64, normalize_embeddings=True)
+    np.testing.assert_allclose(emb.encode(texts), plain, atol=1e-5)
+
+
+def test_a_vector_does_not_depend_on_the_texts_encoded_with_it(torch_embedder):
+    """Unpadded batches: a text's vector is bit-identical alone or among others, so vectors
+    from the cache equal the ones a cold build computes (the build clusters the same)."""
+    emb = E.Embedder(backend="torch", batch_size=4)
+    emb._model = torch_embedder.model
+    texts = [f"{s} (variant {k})" for k in range(3) for s in SENTENCES]
+    together = emb.encode(texts)
+    alone = np.stack([emb.encode([t])[0] for t in texts])
+    np.testing.assert_array_equal(together, alone)
+    np.testing.assert_array_equal(
+        emb.encode(texts[5:] + texts[:5]), together[list(range(5, len(texts))) + list(range(5))]
+    )
 
 
 def test_backends_agree(torch_embedder, bf16_embedder):
@@ -94,7 +111,9 @@ def test_backends_do_not_share_cache_entries(tmp_path, torch_embedder, monkeypat
     t._model = torch_embedder.model
     t.encode(SENTENCES[:2])
     assert E._key("m", "x", "torch") != E._key("m", "x", "bf16")
-    assert E._key("m", "x", "torch") == E._key("m", "x")  # historical key kept for torch
+    assert E._key("m", "x", "torch") == E._key("m", "x")
+    old = hashlib.sha256(b"m\x00x").hexdigest()  # padded-batch vectors: never read
+    assert old not in {E._key("m", "x", "torch"), E._key("m", "x", "bf16")}
     b = E.Embedder(cache_path=path, backend="bf16")
     calls = []
 

@@ -228,7 +228,7 @@ class Embedder:
         every vector in the batch: a text's vector depended on the texts encoded with it, and
         a build whose vectors came partly from the cache clustered differently from one that
         computed them (physics: 8 questions or none). Unpadded, a vector is bit-identical to
-        the text encoded alone (`tests/unit/test_embeddings.py`); it also saves the padding's
+        the text encoded alone (`tests/unit/test_core_embeddings.py`); it also saves the padding's
         CPU."""
         model = self.model
         ids = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length)["input_ids"]

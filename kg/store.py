@@ -133,18 +133,19 @@ class Store:
 
     def run_text(self, text: str, **params: Any) -> list[dict[str, Any]]:
         """Run query text that itself came from `cypher/` (schema splitting, EXPLAIN checks)."""
-        with interrupts_deferred():  # a stop signal never lands inside the driver's I/O
-            records, _, _ = self._driver.execute_query(text, params, database_=self.database)
-        return [r.data() for r in records]
+        return self._execute(text, params)
 
     def query_unchained(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """`query` outside the store's bookmark chain: it neither waits for this store's
         earlier writes nor makes later queries wait for it. For self-contained bookkeeping
         writes (lease heartbeats) that must not queue behind a large commit of this process:
         a chained query waits on the server until every earlier transaction is applied."""
-        with interrupts_deferred():
+        return self._execute(cypher_files.load(name), params, bookmark_manager_=None)
+
+    def _execute(self, text: str, params: dict[str, Any], **options: Any) -> list[dict[str, Any]]:
+        with interrupts_deferred():  # a stop signal never lands inside the driver's I/O
             records, _, _ = self._driver.execute_query(
-                cypher_files.load(name), params, database_=self.database, bookmark_manager_=None
+                text, params, database_=self.database, **options
             )
         return [r.data() for r in records]
 

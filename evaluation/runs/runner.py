@@ -52,7 +52,6 @@ from kg.runs import RunStatus
 from kg.store import Store, StoreError
 
 Progress = Callable[[int, int], None]
-# Refusals that no retry or other question can fix: stop the run instead of failing each item.
 
 
 class RunSummary(BaseModel):

@@ -74,20 +74,6 @@ def scores(store, run_id: str) -> dict[str, dict]:
     return {s.question: s.model_dump(exclude={"answer"}) for s in rows}
 
 
-def same_scores(store, run_id: str, other: str) -> None:
-    """The two runs' per-question scores are equal, floats to 1e-6: relevancy is a cosine of
-    encoder vectors, which differ in the 7th place with the batch they were encoded in (a warm
-    or a cold encoder cache)."""
-    a, b = scores(store, run_id), scores(store, other)
-    assert a.keys() == b.keys()
-    for q in a:
-        floats = {k for k, v in a[q].items() if isinstance(v, float)}
-        assert {k: v for k, v in a[q].items() if k not in floats} == {
-            k: v for k, v in b[q].items() if k not in floats
-        }
-        assert {k: a[q][k] for k in floats} == pytest.approx({k: b[q][k] for k in floats}, abs=1e-6)
-
-
 def billed(server) -> float:
     """The list price of every line the batches answered (the usage in their output files)."""
     total = 0.0
@@ -144,7 +130,7 @@ def test_batch_run_equals_direct_run_at_the_batch_price(direct, server):
     assert sorted(b["metadata"]["kg_scope"] for b in server.batches.values()) == ["batched"] * 2
     assert len(server.submitted_ids) == len(set(server.submitted_ids)) == lines()
     assert answers(direct, "batched") == answers(direct, "direct")
-    same_scores(direct, "batched", "direct")
+    assert scores(direct, "batched") == scores(direct, "direct")
     # the same tokens at half the price
     plain, batched = get_run(direct, "direct"), get_run(direct, "batched")
     assert (batched.tokens_in, batched.tokens_out) == (plain.tokens_in, plain.tokens_out)
@@ -173,7 +159,7 @@ def test_a_voting_judge_in_batch_mode_equals_its_direct_run(direct, server):
     assert direct_requests(server) == [] and server.creates == 2
     assert len(server.submitted_ids) == len(set(server.submitted_ids))
     assert answers(direct, "batched-votes") == answers(direct, "direct-votes")
-    same_scores(direct, "batched-votes", "direct-votes")
+    assert scores(direct, "batched-votes") == scores(direct, "direct-votes")
     assert summary.judge_self_agreement == plain.judge_self_agreement
     batched, plain_votes = (
         direct.query("eval/run_judge_votes", uid=r)[0] for r in ("batched-votes", "direct-votes")
@@ -193,7 +179,7 @@ def test_lines_split_at_the_file_limit(direct, server, monkeypatch):
     per_model = {m: -(-DISTINCT[m] // 4) for m in DISTINCT}  # files of at most 4 lines
     assert len(sizes) == sum(per_model.values()) and max(sizes) == 4
     assert len(server.submitted_ids) == len(set(server.submitted_ids)) == lines()
-    same_scores(direct, "batched-split", "direct")
+    assert scores(direct, "batched-split") == scores(direct, "direct")
 
 
 def test_batch_judge_run_equals_direct_judge_run(direct, server):
@@ -201,7 +187,7 @@ def test_batch_judge_run_equals_direct_judge_run(direct, server):
     assert summary.status == "done" and summary.completed == N, summary.errors
     assert direct_requests(server) == [] and server.creates == 1
     assert len(server.requests_matching(ANSWER_MARKER)) == 0  # only the judge is asked
-    same_scores(direct, "batched-judged", "direct-judged")
+    assert scores(direct, "batched-judged") == scores(direct, "direct-judged")
 
 
 @pytest.mark.parametrize("fault", [{"status": 500}, {"reply": ""}], ids=["500", "empty"])
@@ -217,7 +203,7 @@ def test_a_failed_line_is_sent_again(direct, server, fault):
     # answers; the failed answer again + the other answers' judging; its judging
     assert server.creates == 4
     assert answers(direct, run_id) == answers(direct, "direct")
-    same_scores(direct, run_id, "direct")
+    assert scores(direct, run_id) == scores(direct, "direct")
 
 
 def test_a_line_failing_twice_is_reported_never_scored(direct, server):
@@ -248,7 +234,7 @@ def test_an_expired_batch_sends_its_unfinished_lines_once_more(direct, server):
     counts = Counter(server.submitted_ids)
     assert sorted(counts.values()) == [1] * (lines() - N + 2) + [2] * (N - 2)
     assert answers(direct, "batched-expired") == answers(direct, "direct")
-    same_scores(direct, "batched-expired", "direct")
+    assert scores(direct, "batched-expired") == scores(direct, "direct")
 
 
 def test_a_failed_batch_sends_its_lines_once_more(direct, server):
@@ -258,7 +244,7 @@ def test_a_failed_batch_sends_its_lines_once_more(direct, server):
     assert server.batches["batch_1"]["status"] == "failed"
     counts = Counter(server.submitted_ids)
     assert sorted(counts.values()) == [1] * (lines() - N) + [2] * N
-    same_scores(direct, "batched-failed-batch", "direct")
+    assert scores(direct, "batched-failed-batch") == scores(direct, "direct")
 
 
 def test_a_malformed_output_line_is_named_and_nothing_taken_from_it(direct, server):
@@ -271,7 +257,7 @@ def test_a_malformed_output_line_is_named_and_nothing_taken_from_it(direct, serv
     # the cut line's request was sent again, in a batch of its own, and that reply is used
     assert sorted(Counter(server.submitted_ids).values()) == [1] * (lines() - 1) + [2]
     assert answers(direct, "batched-malformed") == answers(direct, "direct")
-    same_scores(direct, "batched-malformed", "direct")
+    assert scores(direct, "batched-malformed") == scores(direct, "direct")
 
 
 def test_a_lost_reply_to_the_submission_adopts_the_batch(direct, server):
@@ -323,7 +309,7 @@ def _rerun_equals_direct(direct, server, run_id: str, env: dict[str, str], price
     assert len(server.submitted_ids) == len(set(server.submitted_ids)) == lines()
     assert direct_requests(server) == []
     assert answers(direct, run_id) == answers(direct, "direct")
-    same_scores(direct, run_id, "direct")
+    assert scores(direct, run_id) == scores(direct, "direct")
     assert len(server.requests_matching(PATHS_MARKER)) == N
     assert len(server.requests_matching(FAITH_MARKER)) == N
     # every line the batches answered is charged once, at the batch price, across the kill
